@@ -1,0 +1,111 @@
+"""Apply the gate's decisions to the long-term store, recording every change in history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from .models import CandidateIn, GateResult, HistoryEntry, LtmFile, Memory, RevisionIn
+
+
+def apply_decisions(
+    ltm: LtmFile,
+    candidates: Sequence[CandidateIn],
+    revisions: Sequence[RevisionIn],
+    result: GateResult,
+    *,
+    turn_id: str,
+    now: datetime,
+) -> tuple[GateResult, list[dict[str, Any]]]:
+    """Update `ltm` in place from the decisions; return them with created ids filled in.
+
+    The second value lists what was written, one entry per changed memory.
+    """
+    by_id = {m.id: m for m in ltm.memories}
+    writes: list[dict[str, Any]] = []
+    decided = []
+    for decision, candidate in zip(result.candidates, candidates, strict=True):
+        if decision.verdict == "accepted":
+            memory = _create(ltm, candidate, turn_id=turn_id, now=now)
+            by_id[memory.id] = memory
+            writes.append({"event": "created", "memory_id": memory.id, "content": memory.content})
+            decision = replace(decision, memory_id=memory.id)
+        elif decision.verdict == "merged" and decision.memory_id is not None:
+            memory = by_id[decision.memory_id]
+            before = memory.confidence
+            memory.hit_count += 1
+            memory.last_reinforced = now
+            memory.confidence = max(memory.confidence, candidate.confidence)
+            event = "reinforced" if candidate.action == "reinforce" else "merged"
+            memory.history.append(
+                HistoryEntry(
+                    at=now,
+                    event=event,
+                    turn_id=turn_id,
+                    reason=candidate.reason,
+                    before={"confidence": before},
+                    after={"confidence": memory.confidence, "hit_count": memory.hit_count},
+                )
+            )
+            writes.append({"event": event, "memory_id": memory.id, "content": memory.content})
+        decided.append(decision)
+
+    for decision, revision in zip(result.revisions, revisions, strict=True):
+        if decision.verdict != "accepted" or decision.memory_id is None:
+            continue
+        memory = by_id[decision.memory_id]
+        before = {"content": memory.content, "confidence": memory.confidence}
+        if revision.action == "revise" and revision.new_content is not None:
+            memory.content = revision.new_content.strip()
+            event = "revised"
+        else:
+            event = "confidence_changed"
+        if revision.new_confidence is not None:
+            memory.confidence = revision.new_confidence
+        after = {"content": memory.content, "confidence": memory.confidence}
+        memory.history.append(
+            HistoryEntry(
+                at=now,
+                event=event,
+                turn_id=turn_id,
+                reason=revision.reason,
+                before=before,
+                after=after,
+            )
+        )
+        writes.append({"event": event, "memory_id": memory.id, "before": before, "after": after})
+
+    return GateResult(candidates=decided, revisions=list(result.revisions)), writes
+
+
+def _create(ltm: LtmFile, candidate: CandidateIn, *, turn_id: str, now: datetime) -> Memory:
+    # Ids come from a counter kept in the file, so they are short, readable and never reused,
+    # even after a memory is removed.
+    memory_id = f"mem_{ltm.next_seq:04d}"
+    ltm.next_seq += 1
+    content = candidate.content.strip()
+    memory = Memory(
+        id=memory_id,
+        type=candidate.type,
+        subject=candidate.subject,
+        content=content,
+        confidence=candidate.confidence,
+        reason=candidate.reason,
+        created_at=now,
+        last_reinforced=now,
+        hit_count=1,
+        source_turn_id=turn_id,
+        history=[
+            HistoryEntry(
+                at=now,
+                event="created",
+                turn_id=turn_id,
+                reason=candidate.reason,
+                after={"content": content, "confidence": candidate.confidence},
+            )
+        ],
+    )
+    ltm.memories.append(memory)
+    return memory

@@ -1,0 +1,140 @@
+"""Command line: parse arguments, run one turn, map errors to messages and exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .config import VARIABLES, load_settings
+from .errors import MemtestError, UsageError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+DESCRIPTION = """\
+One turn of a memory-aware assistant. Reads the session (state/session.json) and long-term
+memory (state/ltm.json), asks the model for an answer, prints it, then asks the model what
+is worth remembering and lets a programmatic gate decide what is written."""
+
+EPILOG = """\
+exit codes: 0 turn done (also when the memory step was skipped), 1 the turn failed,
+2 usage or configuration error.
+
+configuration (environment or the project's .env; the environment wins):
+""" + "\n".join(
+    f"  {name:<31} {text} (default: {default})" for name, (text, default) in VARIABLES.items()
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memory_test.py",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-i",
+        "--input",
+        metavar="TEXT",
+        required=True,
+        help="what the user says this turn ('-' reads it from standard input)",
+    )
+    parser.add_argument(
+        "--new-session",
+        action="store_true",
+        help="archive the current session to state/sessions/ and start a new one",
+    )
+    parser.add_argument(
+        "--dry-run-memory",
+        action="store_true",
+        help="run the whole turn and show the memory decisions, but leave "
+        "ltm.json untouched (the session still records the turn)",
+    )
+    parser.add_argument(
+        "--show-trace",
+        action="store_true",
+        help="print retrieval, gate decisions, writes, tokens and timings to stderr",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object with the answer and all decisions instead of the plain answer",
+    )
+    parser.add_argument(
+        "--state-dir", metavar="DIR", help="state folder (default: MEMTEST_STATE_DIR or ./state)"
+    )
+    parser.add_argument(
+        "--env-file",
+        metavar="PATH",
+        help="read settings from this file instead of the project's .env",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    report = None
+    try:
+        user_input = _read_input(args.input)
+        settings = load_settings(state_dir=args.state_dir, env_file=args.env_file)
+
+        from .turn import new_report, run_turn
+
+        report = new_report(settings, dry_run=args.dry_run_memory, new_session=args.new_session)
+        run_turn(
+            user_input,
+            settings,
+            start_new_session=args.new_session,
+            dry_run=args.dry_run_memory,
+            on_answer=(lambda _answer: None) if args.json else _print_answer,
+            report=report,
+        )
+    except MemtestError as exc:
+        _finish(args, report, error=exc)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("memory-test: interrupted; nothing was saved for this turn", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    _finish(args, report)
+    return EXIT_OK
+
+
+def _read_input(raw: str) -> str:
+    text = sys.stdin.read() if raw == "-" else raw
+    if not text.strip():
+        raise UsageError("-i needs some text (or '-' with text on standard input)")
+    return text.strip()
+
+
+def _print_answer(answer: str) -> None:
+    print(answer, flush=True)
+
+
+def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | None = None) -> None:
+    from .report import TurnReport
+
+    turn = report if isinstance(report, TurnReport) else None
+    if turn and args.show_trace:
+        print(turn.format_trace(), file=sys.stderr)
+    elif turn:
+        for warning in turn.warnings:
+            print(f"memory-test: warning: {warning}", file=sys.stderr)
+        if turn.memory_step == "skipped":
+            print(f"memory-test: memory step skipped: {turn.memory_step_note}", file=sys.stderr)
+    if error is not None:
+        print(f"memory-test: error: {error}", file=sys.stderr)
+    if args.json:
+        payload = turn.to_json() if turn else {}
+        if error is not None:
+            payload["error"] = {
+                "type": type(error).__name__,
+                "message": str(error),
+                "exit_code": error.exit_code,
+            }
+        print(json.dumps(payload, ensure_ascii=False, indent=2), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Configuration: command-line argument, then environment, then the project's .env, then default.
+
+`.env` is read from the project folder only (or the file named by --env-file /
+MEMTEST_ENV_FILE), never from parent folders, and it never overrides the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+from .errors import ConfigError, UsageError
+from .models import Policy
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_BASE_URL = "https://api.moonshot.ai/v1"
+# kimi-k2.6 is the current general model in Moonshot's docs (2026-11); its sampling
+# parameters are fixed, so none are sent.
+DEFAULT_MODEL = "kimi-k2.6"
+# Models on which thinking is on by default and can be switched off for a fast answer.
+THINKING_MODELS = ("kimi-k2.5", "kimi-k2.6")
+
+N = TypeVar("N", int, float)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a turn needs to know, resolved once at start."""
+
+    api_key: str | None
+    base_url: str
+    model: str
+    state_dir: Path
+    thinking: str = "auto"
+    timeout: float = 60.0
+    max_attempts: int = 4
+    retry_max_seconds: float = 90.0
+    retry_max_wait: float = 20.0
+    session_turns: int = 10
+    memory_token_budget: int = 1500
+    memory_max_items: int = 40
+    lock_timeout: float = 30.0
+    policy: Policy = field(default_factory=Policy)
+
+    @property
+    def endpoint_host(self) -> str:
+        return urlsplit(self.base_url).netloc or self.base_url
+
+    def thinking_disabled(self) -> bool:
+        """Whether to send thinking={"type": "disabled"} (only to models that accept it)."""
+        if self.thinking == "auto":
+            return self.model.startswith(THINKING_MODELS)
+        return self.thinking == "disabled"
+
+
+# name: (help, default) — the README's configuration table is this list.
+VARIABLES: dict[str, tuple[str, str]] = {
+    "MOONSHOT_API_KEY": ("API key for the endpoint (required for turns)", "—"),
+    "MEMTEST_BASE_URL": ("OpenAI-compatible endpoint", DEFAULT_BASE_URL),
+    "MEMTEST_MODEL": ("model name", DEFAULT_MODEL),
+    "MEMTEST_STATE_DIR": ("state folder", "state/ in the project folder"),
+    "MEMTEST_THINKING": ("auto, enabled or disabled", "auto"),
+    "MEMTEST_TIMEOUT": ("seconds per HTTP request", "60"),
+    "MEMTEST_MAX_ATTEMPTS": ("attempts per LLM call, retries included", "4"),
+    "MEMTEST_RETRY_MAX_SECONDS": ("total seconds one LLM call may spend retrying", "90"),
+    "MEMTEST_RETRY_MAX_WAIT": ("longest wait between attempts, seconds (0: no waits)", "20"),
+    "MEMTEST_SESSION_TURNS": ("turns kept verbatim in the session", "10"),
+    "MEMTEST_MEMORY_TOKEN_BUDGET": ("tokens of long-term memory in a prompt", "1500"),
+    "MEMTEST_MEMORY_MAX_ITEMS": ("memories in a prompt at most", "40"),
+    "MEMTEST_MIN_CONFIDENCE": ("gate and retrieval: minimum confidence", "0.65"),
+    "MEMTEST_MAX_PER_TURN": ("gate: new memories per turn", "3"),
+    "MEMTEST_MAX_PER_DAY": ("gate: new memories per 24 hours", "30"),
+    "MEMTEST_MAX_REVISIONS_PER_TURN": ("gate: revisions per turn", "3"),
+    "MEMTEST_LOCK_TIMEOUT": ("seconds to wait for the state lock", "30"),
+    "MEMTEST_ENV_FILE": ("the .env file to read instead of the project's", ".env"),
+}
+
+
+def read_env_file(path: Path, *, explicit: bool) -> dict[str, str]:
+    """Values from one .env file; a file named explicitly must exist."""
+    if not path.is_file():
+        if explicit:
+            raise UsageError(f"--env-file {path}: no such file")
+        return {}
+    from dotenv import dotenv_values
+
+    return {k: v for k, v in dotenv_values(path).items() if v is not None}
+
+
+def load_settings(
+    *,
+    state_dir: str | None = None,
+    env_file: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve settings; raise ConfigError naming the variable when a value is unusable."""
+    env = dict(os.environ if environ is None else environ)
+    named = env_file or env.get("MEMTEST_ENV_FILE")
+    file_values = read_env_file(
+        Path(named) if named else PROJECT_DIR / ".env", explicit=bool(named)
+    )
+    source = {**file_values, **env}
+
+    def text(name: str, default: str) -> str:
+        value = source.get(name, "").strip()
+        return value or default
+
+    def number(name: str, default: N, parse: Callable[[str], N], low: N, high: N) -> N:
+        raw = source.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            value = parse(raw)
+        except ValueError:
+            raise ConfigError(f"{name}={raw!r} is not a number") from None
+        if not low <= value <= high:
+            raise ConfigError(f"{name}={raw} is out of range ({low} to {high})")
+        return value
+
+    thinking = text("MEMTEST_THINKING", "auto").lower()
+    if thinking not in ("auto", "enabled", "disabled"):
+        raise ConfigError(f"MEMTEST_THINKING={thinking!r}: use auto, enabled or disabled")
+    base_url = text("MEMTEST_BASE_URL", DEFAULT_BASE_URL).rstrip("/")
+    if urlsplit(base_url).scheme not in ("http", "https"):
+        raise ConfigError(f"MEMTEST_BASE_URL={base_url!r} is not an http(s) URL")
+    folder = state_dir or text("MEMTEST_STATE_DIR", "") or str(PROJECT_DIR / "state")
+
+    policy = Policy(
+        min_confidence=number("MEMTEST_MIN_CONFIDENCE", 0.65, float, 0.0, 1.0),
+        max_per_turn=number("MEMTEST_MAX_PER_TURN", 3, int, 0, 100),
+        max_per_day=number("MEMTEST_MAX_PER_DAY", 30, int, 0, 10_000),
+        max_revisions_per_turn=number("MEMTEST_MAX_REVISIONS_PER_TURN", 3, int, 0, 100),
+    )
+    return Settings(
+        api_key=source.get("MOONSHOT_API_KEY", "").strip() or None,
+        base_url=base_url,
+        model=text("MEMTEST_MODEL", DEFAULT_MODEL),
+        state_dir=Path(folder).expanduser(),
+        thinking=thinking,
+        timeout=number("MEMTEST_TIMEOUT", 60.0, float, 0.1, 3600.0),
+        max_attempts=number("MEMTEST_MAX_ATTEMPTS", 4, int, 1, 20),
+        retry_max_seconds=number("MEMTEST_RETRY_MAX_SECONDS", 90.0, float, 0.0, 3600.0),
+        retry_max_wait=number("MEMTEST_RETRY_MAX_WAIT", 20.0, float, 0.0, 600.0),
+        session_turns=number("MEMTEST_SESSION_TURNS", 10, int, 1, 1000),
+        memory_token_budget=number("MEMTEST_MEMORY_TOKEN_BUDGET", 1500, int, 0, 200_000),
+        memory_max_items=number("MEMTEST_MEMORY_MAX_ITEMS", 40, int, 0, 10_000),
+        lock_timeout=number("MEMTEST_LOCK_TIMEOUT", 30.0, float, 0.0, 3600.0),
+        policy=policy,
+    )
+
+
+def require_api_key(settings: Settings) -> str:
+    """The key, or a ConfigError that says what to set and where."""
+    if settings.api_key:
+        return settings.api_key
+    raise ConfigError(
+        "MOONSHOT_API_KEY is not set. Put MOONSHOT_API_KEY=sk-... in "
+        f"{PROJECT_DIR / '.env'} (see .env.example), export it in your shell, "
+        "or pass --env-file PATH."
+    )

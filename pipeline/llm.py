@@ -1,0 +1,197 @@
+"""The model behind the turn: one OpenAI-compatible chat call, retried by tenacity.
+
+`openai` is imported here and only when a client is built, so commands that never call
+the model do not pay for the import. The SDK's own retries are off: tenacity retries
+connection errors, timeouts, 429s that are not an exhausted balance, and 5xx — nothing
+else — with jittered exponential backoff, capped in attempts and in total time.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .config import Settings, require_api_key
+from .errors import LLMConfigError, LLMError
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
+
+QUOTA_EXHAUSTED = "exceeded_current_quota_error"
+
+
+@dataclass
+class Completion:
+    text: str
+    attempts: int
+    seconds: float
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+class ChatModel:
+    """A configured client for one endpoint and model."""
+
+    def __init__(self, settings: Settings) -> None:
+        from openai import OpenAI
+
+        self.settings = settings
+        self._client = OpenAI(
+            api_key=require_api_key(settings),
+            base_url=settings.base_url,
+            timeout=settings.timeout,
+            max_retries=0,
+        )
+
+    def complete(self, messages: list[dict[str, str]], *, json_mode: bool = False) -> Completion:
+        """One chat completion; raise LLMError (or LLMConfigError) when it fails for good."""
+        from tenacity import (
+            Retrying,
+            retry_if_exception,
+            stop_after_attempt,
+            stop_before_delay,
+        )
+
+        kwargs: dict[str, Any] = {"model": self.settings.model, "messages": messages}
+        if json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        if self.settings.thinking_disabled():
+            kwargs["extra_body"] = {"thinking": {"type": "disabled"}}
+        elif self.settings.thinking == "enabled":
+            kwargs["extra_body"] = {"thinking": {"type": "enabled"}}
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            stop=stop_after_attempt(self.settings.max_attempts)
+            | stop_before_delay(self.settings.retry_max_seconds),
+            wait=self._wait,
+            reraise=True,
+        )
+        started = time.monotonic()
+        try:
+            for attempt in retrying:
+                with attempt:
+                    response = self._client.chat.completions.create(**kwargs)
+        except Exception as exc:
+            attempts = retrying.statistics.get("attempt_number", 1)
+            raise self._explain(exc, attempts, time.monotonic() - started) from exc
+
+        attempts = retrying.statistics.get("attempt_number", 1)
+        choices = getattr(response, "choices", None) or []
+        text = (choices[0].message.content or "") if choices else ""
+        usage: dict[str, int] = {}
+        if getattr(response, "usage", None) is not None:
+            for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+                value = getattr(response.usage, key, None)
+                if isinstance(value, int):
+                    usage[key] = value
+        return Completion(
+            text=text, attempts=attempts, seconds=time.monotonic() - started, usage=usage
+        )
+
+    def _wait(self, state: RetryCallState) -> float:
+        """Jittered exponential backoff, at least a 429's Retry-After, capped by config."""
+        cap = self.settings.retry_max_wait
+        if cap <= 0:
+            return 0.0
+        backoff = min(cap, 2 ** (state.attempt_number - 1)) * random.uniform(0.5, 1.0)
+        exc = state.outcome.exception() if state.outcome else None
+        retry_after = _retry_after_seconds(exc)
+        return min(cap, max(backoff, retry_after or 0.0))
+
+    def _explain(self, exc: BaseException, attempts: int, seconds: float) -> LLMError:
+        import openai
+
+        host, model = self.settings.endpoint_host, self.settings.model
+        tries = f" after {attempts} attempts over {seconds:.1f} s" if attempts > 1 else ""
+        status = getattr(exc, "status_code", None)
+        kind = getattr(exc, "type", None)
+        request_id = getattr(exc, "request_id", None)
+        detail = _server_message(exc)
+        info = {
+            "status": status,
+            "error_type": kind,
+            "request_id": request_id,
+            "attempts": attempts,
+        }
+
+        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+            return LLMConfigError(
+                f"{host} rejected the API key ({status} {kind or ''}: {detail}). Check "
+                "MOONSHOT_API_KEY in .env; keys from platform.moonshot.ai work only on "
+                "api.moonshot.ai and keys from platform.moonshot.cn only on api.moonshot.cn.",
+                **info,
+            )
+        if isinstance(exc, openai.NotFoundError):
+            return LLMConfigError(
+                f"Model {model!r} was not found at {host} ({status} {kind or ''}: {detail}). "
+                "Set MEMTEST_MODEL to a model this endpoint serves (default kimi-k2.6), "
+                "and check MEMTEST_BASE_URL.",
+                **info,
+            )
+        if isinstance(exc, openai.RateLimitError) and kind == QUOTA_EXHAUSTED:
+            return LLMError(
+                f"The account behind MOONSHOT_API_KEY is out of balance at {host} "
+                f"({kind}: {detail}). Top it up; this is not retried.",
+                **info,
+            )
+        if isinstance(exc, openai.RateLimitError):
+            return LLMError(
+                f"{host} kept rate-limiting the request{tries} ({kind}: {detail}).", **info
+            )
+        if isinstance(exc, openai.BadRequestError):
+            hint = ""
+            if "context" in detail.lower() or "token" in detail.lower():
+                hint = " Start a new session (--new-session) or lower MEMTEST_MEMORY_TOKEN_BUDGET."
+            if kind == "content_filter":
+                return LLMError(f"{host}'s content filter refused the request: {detail}", **info)
+            return LLMError(
+                f"{host} refused the request (400 {kind or ''}: {detail}).{hint}", **info
+            )
+        if isinstance(exc, openai.InternalServerError):
+            return LLMError(
+                f"{host} had a server error ({status} {kind or ''}: {detail}){tries}.", **info
+            )
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMError(
+                f"{host} did not answer within {self.settings.timeout:g} s{tries} "
+                "(MEMTEST_TIMEOUT).",
+                **info,
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMError(
+                f"Could not connect to {host}{tries}: {exc}. Check MEMTEST_BASE_URL "
+                "and your network.",
+                **info,
+            )
+        if isinstance(exc, openai.APIStatusError):
+            return LLMError(f"{host} answered {status} {kind or ''}: {detail}", **info)
+        return LLMError(f"The call to {host} failed: {type(exc).__name__}: {exc}", **info)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth another attempt: connection trouble, timeouts, 429 (not quota), 5xx."""
+    import openai
+
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(exc, openai.RateLimitError):
+        return getattr(exc, "type", None) != QUOTA_EXHAUSTED
+    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+
+
+def _retry_after_seconds(exc: BaseException | None) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _server_message(exc: BaseException) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    return str(getattr(exc, "message", exc))

@@ -1,0 +1,162 @@
+"""Data shapes: what is on disk, what the model may reply, and what the gate decides.
+
+Pydantic validates what crosses a boundary (state files, the model's JSON); the gate's
+own outputs are plain frozen dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SCHEMA_VERSION = 1
+
+MEMORY_TYPES = ("preference", "relationship", "boundary", "identity", "habit", "skill")
+SUBJECTS = ("user", "assistant", "other")
+
+Verdict = Literal["accepted", "merged", "rejected"]
+REASON_CODES = (
+    "ok",
+    "low_confidence",
+    "ephemeral",
+    "speculative",
+    "small_talk",
+    "duplicate",
+    "quota_turn",
+    "quota_day",
+    "secret",
+    "injection",
+    "invalid",
+    "unknown_target",
+)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Timestamps on disk are UTC; a naive one (hand-edited file) is read as UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class _StateModel(BaseModel):
+    # Unknown keys are kept and written back, so a hand-added or newer field is never lost.
+    model_config = ConfigDict(extra="allow")
+
+
+class HistoryEntry(_StateModel):
+    at: datetime
+    event: str
+    turn_id: str | None = None
+    reason: str = ""
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+
+    _utc = field_validator("at")(as_utc)
+
+
+class Memory(_StateModel):
+    id: str
+    type: str
+    subject: str
+    content: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    reason: str = ""
+    created_at: datetime
+    last_reinforced: datetime
+    hit_count: int = 1
+    source_turn_id: str | None = None
+    history: list[HistoryEntry] = Field(default_factory=list)
+
+    _utc = field_validator("created_at", "last_reinforced")(as_utc)
+
+
+class LtmFile(_StateModel):
+    schema_version: int = SCHEMA_VERSION
+    next_seq: int = 1
+    memories: list[Memory] = Field(default_factory=list)
+
+
+class Message(_StateModel):
+    role: Literal["user", "assistant"]
+    content: str
+    timestamp: datetime
+    turn_id: str
+
+    _utc = field_validator("timestamp")(as_utc)
+
+
+class SessionFile(_StateModel):
+    schema_version: int = SCHEMA_VERSION
+    session_id: str
+    created_at: datetime
+    session_summary: str = ""
+    messages: list[Message] = Field(default_factory=list)
+
+    _utc = field_validator("created_at")(as_utc)
+
+
+# --- The reflection reply: the model's JSON, so unknown keys are an error. ---------------
+
+
+class _ModelReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CandidateIn(_ModelReply):
+    type: str
+    subject: str
+    content: str
+    confidence: float
+    reason: str = ""
+    action: str = "create"
+    target_id: str | None = None
+
+
+class RevisionIn(_ModelReply):
+    target_id: str
+    action: str
+    new_confidence: float | None = None
+    reason: str = ""
+    new_content: str | None = None
+
+
+class ReflectionReply(_ModelReply):
+    candidates: list[CandidateIn] = Field(default_factory=list)
+    revisions: list[RevisionIn] = Field(default_factory=list)
+    session_summary: str | None = None
+
+
+# --- What the gate decides. ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The gate's rules; every number can be changed through configuration."""
+
+    min_confidence: float = 0.65
+    max_per_turn: int = 3
+    max_per_day: int = 30
+    max_revisions_per_turn: int = 3
+    min_content_chars: int = 6
+    max_content_chars: int = 400
+    types: tuple[str, ...] = MEMORY_TYPES
+    subjects: tuple[str, ...] = SUBJECTS
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's verdict on one candidate or revision, with a reason code and a readable why."""
+
+    kind: Literal["candidate", "revision"]
+    index: int
+    verdict: Verdict
+    reason: str
+    detail: str = ""
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class GateResult:
+    candidates: list[Decision] = field(default_factory=list)
+    revisions: list[Decision] = field(default_factory=list)

@@ -1,0 +1,94 @@
+"""Short-term memory: the recent turns of one session and the summary of older ones.
+
+The model never writes the session: the program appends each turn, and folds turns that
+leave the window into `session_summary` only when the reflection call supplied a summary
+written for exactly those turns.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from .models import Message, SessionFile
+
+
+def new_session(now: datetime) -> SessionFile:
+    """A fresh, empty session with a new id."""
+    return SessionFile(session_id=f"s-{now:%Y%m%d}-{uuid.uuid4().hex[:8]}", created_at=now)
+
+
+def new_turn_id() -> str:
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+def turn_ids(session: SessionFile) -> list[str]:
+    """The session's turn ids, oldest first."""
+    seen: dict[str, None] = {}
+    for message in session.messages:
+        seen.setdefault(message.turn_id, None)
+    return list(seen)
+
+
+def leaving_turns(session: SessionFile, max_turns: int) -> list[str]:
+    """Turn ids that fall out of the window once one more turn is added."""
+    ids = turn_ids(session)
+    overflow = len(ids) + 1 - max_turns
+    return ids[:overflow] if overflow > 0 else []
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A summary the reflection wrote for `turn_ids`, starting from `base_summary`."""
+
+    turn_ids: tuple[str, ...]
+    base_summary: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Recorded:
+    session: SessionFile
+    folded: int
+    dropped_unsummarised: int
+
+
+def record_turn(
+    session: SessionFile,
+    *,
+    turn_id: str,
+    user_input: str,
+    answer: str,
+    started: datetime,
+    answered: datetime,
+    fold: Fold | None,
+    max_turns: int,
+) -> Recorded:
+    """Append one turn to `session` (as it is on disk now) and fold what the summary covers.
+
+    The fold is applied only if the summary on disk is still the one it was written from
+    and its turns are still there; otherwise they stay in `messages` for a later fold.
+    Should summaries keep failing, a hard cap of twice the window drops the oldest turns.
+    """
+    messages = [
+        *session.messages,
+        Message(role="user", content=user_input, timestamp=started, turn_id=turn_id),
+        Message(role="assistant", content=answer, timestamp=answered, turn_id=turn_id),
+    ]
+    summary = session.session_summary
+    folded = 0
+    if fold and fold.turn_ids and session.session_summary == fold.base_summary:
+        present = {m.turn_id for m in messages}
+        if set(fold.turn_ids) <= present:
+            messages = [m for m in messages if m.turn_id not in fold.turn_ids]
+            summary = fold.summary.strip()
+            folded = len(fold.turn_ids)
+
+    ids = list(dict.fromkeys(m.turn_id for m in messages))
+    dropped = max(0, len(ids) - 2 * max_turns)
+    if dropped:
+        gone = set(ids[:dropped])
+        messages = [m for m in messages if m.turn_id not in gone]
+    updated = session.model_copy(update={"messages": messages, "session_summary": summary})
+    return Recorded(session=updated, folded=folded, dropped_unsummarised=dropped)

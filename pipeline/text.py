@@ -1,0 +1,117 @@
+"""Text normalisation shared by retrieval and the gate: folding, tokens, stems, token estimates."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Words that carry no topic; negations are deliberately absent ("not allergic" must not
+# collapse into "allergic").
+STOPWORDS = frozenset(
+    """
+    a an the and or but if then than so of to in on at by for with from into onto about as
+    is are was were be been being am do does did has have had having i me my mine we our ours
+    you your yours he him his she her hers it its they them their theirs this that these those
+    there here what which who whom whose when where why how all any both each few more most
+    other some such only own same too very can will just should would could shall also
+    user users assistant
+    """.split()
+)
+NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "cannot", "without", "dont", "doesnt"})
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def fold(text: str) -> str:
+    """Unicode-compatible, case-folded, accent-stripped text ("Crème" -> "creme")."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _split_cjk(word: str) -> list[str]:
+    """Latin runs stay whole; runs of CJK characters become overlapping bigrams."""
+    out: list[str] = []
+    run: list[str] = []
+    latin: list[str] = []
+
+    def flush_run() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        out.extend(run[i] + run[i + 1] for i in range(len(run) - 1))
+        run.clear()
+
+    for ch in word:
+        if _CJK.match(ch):
+            if latin:
+                out.append("".join(latin))
+                latin.clear()
+            run.append(ch)
+        else:
+            if run:
+                flush_run()
+            latin.append(ch)
+    if run:
+        flush_run()
+    if latin:
+        out.append("".join(latin))
+    return out
+
+
+def tokens(text: str) -> list[str]:
+    """Folded word tokens in order; CJK text becomes character bigrams; "don't" -> "dont"."""
+    words = _WORD.findall(fold(text).replace("'", "").replace("\u2019", ""))
+    out: list[str] = []
+    for word in words:
+        if _CJK.search(word):
+            out.extend(_split_cjk(word))
+        else:
+            out.append(word)
+    return out
+
+
+@lru_cache(maxsize=65536)
+def stem(token: str) -> str:
+    """A light suffix stemmer: "likes", "liked", "liking" and "like" all become "lik"."""
+    if len(token) <= 3 or not token.isascii() or not token.isalpha():
+        return token
+    base = token
+    for suffix, keep in (
+        ("ies", "y"),
+        ("sses", "ss"),
+        ("ing", ""),
+        ("edly", ""),
+        ("ed", ""),
+        ("ly", ""),
+        ("s", ""),
+    ):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            if suffix == "s" and token.endswith(("ss", "us", "is")):
+                break
+            base = token[: len(token) - len(suffix)] + keep
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] != "s":
+                base = base[:-1]  # "running" -> "run", "planned" -> "plan"
+            break
+    if base.endswith("es") and base[-3:-2] in ("s", "x", "z", "h") and len(base) > 4:
+        base = base[:-2]  # "boxes" -> "box", "wishes" -> "wish"
+    elif base.endswith("e") and len(base) > 3:
+        base = base[:-1]  # "like" and "liked" meet at "lik"
+    return base
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content terms: tokens without stop words (negations kept)."""
+    return [stem(t) for t in tokens(text) if t not in STOPWORDS]
+
+
+def dedupe_key(text: str) -> str:
+    """Text reduced to what two phrasings of the same fact share ("The user likes tea." ==
+    "user likes tea")."""
+    return " ".join(terms(text))
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, tokenizer-free estimate: ~4 characters a token, one token per CJK character."""
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4

@@ -1,0 +1,289 @@
+"""One turn, top to bottom: load → retrieve → respond → reflect → gate → commit → report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from . import store
+from .apply import apply_decisions
+from .config import Settings, require_api_key
+from .errors import LLMError
+from .gate import gate, redact
+from .llm import ChatModel
+from .models import CandidateIn, GateResult, Message, RevisionIn, SessionFile
+from .prompts import answer_messages, reflection_messages
+from .reflect import Completer, propose_memories
+from .report import TurnReport
+from .retrieval import Retrieved, retrieve_relevant
+from .session import Fold, Recorded, leaving_turns, new_session, new_turn_id, record_turn
+
+RETRIEVAL_HISTORY_TURNS = 2
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def run_turn(
+    user_input: str,
+    settings: Settings,
+    *,
+    start_new_session: bool = False,
+    dry_run: bool = False,
+    on_answer: Callable[[str], None] = lambda _answer: None,
+    model: Completer | None = None,
+    clock: Callable[[], datetime] = utcnow,
+    report: TurnReport | None = None,
+) -> TurnReport:
+    """Run one turn; the answer goes to `on_answer` as soon as it exists, before reflection."""
+    report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
+    require_api_key(settings)  # fail fast, before any work
+    paths = store.StatePaths(settings.state_dir)
+    started = clock()
+
+    with report.stage("load"):
+        state = store.load(paths, now=started, quarantine_ltm=not dry_run)
+    report.warnings.extend(state.warnings)
+    fresh = start_new_session or state.session is None
+    session = new_session(started) if fresh else state.session
+    assert session is not None
+    report.session_id, report.turn_id = session.session_id, new_turn_id()
+    report.memory_count = len(state.ltm.memories)
+
+    with report.stage("retrieve"):
+        used = retrieve_relevant(
+            state.ltm.memories,
+            query=user_input,
+            history=[m.content for m in session.messages if m.role == "user"][
+                -RETRIEVAL_HISTORY_TURNS:
+            ],
+            min_confidence=settings.policy.min_confidence,
+            token_budget=settings.memory_token_budget,
+            max_items=settings.memory_max_items,
+        )
+    report.used = used
+
+    model = model or ChatModel(settings)
+    with report.stage("answer"):
+        answer = respond(
+            model,
+            answer_messages(
+                used=used,
+                summary=session.session_summary,
+                recent=session.messages,
+                user_input=user_input,
+            ),
+            report,
+        )
+    answered = clock()
+    report.response = answer
+    on_answer(answer)
+
+    leaving = leaving_turns(session, settings.session_turns)
+    with report.stage("reflect"):
+        candidates, revisions, fold = reflect_on_turn(
+            model,
+            report,
+            used=used,
+            session=session,
+            user_input=user_input,
+            answer=answer,
+            leaving=[m for m in session.messages if m.turn_id in leaving],
+        )
+    aliases = {r.alias: r.memory.id for r in used}
+
+    with report.stage("gate"):
+        report.result = gate(
+            candidates,
+            revisions,
+            state.ltm.memories,
+            aliases=aliases,
+            policy=settings.policy,
+            now=clock(),
+        )
+
+    pending = PendingTurn(
+        turn_id=report.turn_id,
+        session=session,
+        fresh_session=fresh,
+        start_new_session=start_new_session,
+        user_input=user_input,
+        answer=answer,
+        started=started,
+        answered=answered,
+        fold=fold,
+        candidates=candidates,
+        revisions=revisions,
+        aliases=aliases,
+    )
+    with report.stage("commit"):
+        commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock())
+    return report
+
+
+def new_report(settings: Settings, *, dry_run: bool, new_session: bool) -> TurnReport:
+    return TurnReport(
+        model=settings.model,
+        endpoint=settings.endpoint_host,
+        state_dir=str(settings.state_dir),
+        dry_run=dry_run,
+        new_session=new_session,
+    )
+
+
+def respond(model: Completer, messages: list[dict[str, str]], report: TurnReport) -> str:
+    """LLM call #1: the answer. An empty answer is a failed turn."""
+    completion = model.complete(messages)
+    report.add_usage("answer", completion.usage)
+    if completion.attempts > 1:
+        report.warnings.append(f"answer took {completion.attempts} attempts")
+    answer = completion.text.strip()
+    if not answer:
+        raise LLMError("The model returned an empty answer; nothing was saved.")
+    return answer
+
+
+def reflect_on_turn(
+    model: Completer,
+    report: TurnReport,
+    *,
+    used: list[Retrieved],
+    session: SessionFile,
+    user_input: str,
+    answer: str,
+    leaving: list[Message],
+) -> tuple[list[CandidateIn], list[RevisionIn], Fold | None]:
+    """LLM call #2. Fails open: any failure here skips the memory step, never the turn."""
+    messages = reflection_messages(
+        used=used,
+        recent=session.messages,
+        user_input=user_input,
+        answer=answer,
+        summary=session.session_summary,
+        leaving=leaving,
+    )
+    try:
+        reflection = propose_memories(model, messages)
+    except LLMError as exc:
+        report.memory_step, report.memory_step_note = "skipped", f"reflection call failed: {exc}"
+        return [], [], None
+    for call in reflection.calls:
+        report.add_usage("reflection", call.usage)
+    report.reflection_errors = reflection.errors
+    if reflection.reply is None:
+        report.memory_step = "skipped"
+        report.memory_step_note = (
+            "reflection reply was invalid twice (re-asked once); "
+            "nothing written to long-term memory"
+        )
+        return [], [], None
+    report.memory_step = "ok"
+    if reflection.errors:
+        report.memory_step_note = "valid after one re-ask"
+    reply = reflection.reply
+    report.candidates, report.revisions = reply.candidates, reply.revisions
+    fold = None
+    if leaving:
+        if reply.session_summary and reply.session_summary.strip():
+            fold = Fold(
+                turn_ids=tuple(dict.fromkeys(m.turn_id for m in leaving)),
+                base_summary=session.session_summary,
+                summary=reply.session_summary,
+            )
+        else:
+            report.session_notes.append(
+                "summary was asked for but not given; older turns kept verbatim until the next turn"
+            )
+    return reply.candidates, reply.revisions, fold
+
+
+@dataclass(frozen=True)
+class PendingTurn:
+    """Everything the commit needs, computed outside the lock."""
+
+    turn_id: str
+    session: SessionFile
+    fresh_session: bool
+    start_new_session: bool
+    user_input: str
+    answer: str
+    started: datetime
+    answered: datetime
+    fold: Fold | None
+    candidates: list[CandidateIn]
+    revisions: list[RevisionIn]
+    aliases: dict[str, str]
+
+
+def commit_turn(
+    paths: store.StatePaths,
+    settings: Settings,
+    pending: PendingTurn,
+    report: TurnReport,
+    *,
+    dry_run: bool,
+    now: datetime,
+) -> None:
+    """Under the lock: re-run the gate on what is on disk now, apply it, record the turn."""
+
+    def merge(
+        disk: store.Snapshot,
+    ) -> store.Change[tuple[GateResult, list[dict[str, object]], Recorded]]:
+        archive = None
+        if pending.start_new_session:
+            archive = disk.session if disk.session and disk.session.messages else None
+            base = pending.session
+        elif disk.session is None:
+            base = pending.session if pending.fresh_session else new_session(now)
+        else:
+            base = disk.session  # appended to as it is now, so a concurrent turn is kept
+        recorded = record_turn(
+            base,
+            turn_id=pending.turn_id,
+            user_input=redact(pending.user_input),
+            answer=redact(pending.answer),
+            started=pending.started,
+            answered=pending.answered,
+            fold=pending.fold,
+            max_turns=settings.session_turns,
+        )
+        result = gate(
+            pending.candidates,
+            pending.revisions,
+            disk.ltm.memories,
+            aliases=pending.aliases,
+            policy=settings.policy,
+            now=now,
+        )
+        writes: list[dict[str, object]] = []
+        if not dry_run:
+            result, writes = apply_decisions(
+                disk.ltm,
+                pending.candidates,
+                pending.revisions,
+                result,
+                turn_id=pending.turn_id,
+                now=now,
+            )
+        return store.Change(
+            result=(result, writes, recorded),
+            ltm=disk.ltm if writes else None,
+            session=recorded.session,
+            archive_session=archive,
+        )
+
+    (result, writes, recorded), warnings = store.transact(
+        paths, merge, now=now, lock_timeout=settings.lock_timeout, write_ltm=not dry_run
+    )
+    report.warnings.extend(warnings)
+    report.result, report.writes = result, writes
+    report.session_id = recorded.session.session_id
+    if recorded.folded:
+        report.session_notes.append(f"{recorded.folded} older turn(s) folded into the summary")
+    if recorded.dropped_unsummarised:
+        report.session_notes.append(
+            f"{recorded.dropped_unsummarised} oldest turn(s) dropped "
+            "without a summary (window cap reached)"
+        )

@@ -1,0 +1,86 @@
+"""Helpers for tests: environments, reflection replies, a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from pipeline.config import Settings, load_settings
+from tests.llm_server import ScriptedLLM, Step, is_reflection, reply_step
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def turn_env(server: ScriptedLLM, state_dir: Path, **extra: str) -> dict[str, str]:
+    """Environment for a turn against the scripted server: test key, no retry waits."""
+    return {
+        "MOONSHOT_API_KEY": "sk-test-not-a-real-key",
+        "MEMTEST_BASE_URL": server.url,
+        "MEMTEST_STATE_DIR": str(state_dir),
+        "MEMTEST_RETRY_MAX_WAIT": "0",
+        "MEMTEST_TIMEOUT": "5",
+        "MEMTEST_ENV_FILE": os.environ["MEMTEST_ENV_FILE"],
+        **extra,
+    }
+
+
+def make_settings(server: ScriptedLLM, state_dir: Path, **extra: str) -> Settings:
+    return load_settings(environ=turn_env(server, state_dir, **extra))
+
+
+def candidate(
+    content: str,
+    *,
+    type: str = "preference",
+    subject: str = "user",
+    confidence: float = 0.9,
+    action: str = "create",
+    reason: str = "stated",
+    **more: Any,
+) -> dict[str, Any]:
+    return {
+        "type": type,
+        "subject": subject,
+        "content": content,
+        "confidence": confidence,
+        "reason": reason,
+        "action": action,
+        **more,
+    }
+
+
+def reflection(
+    *candidates: dict[str, Any], revisions: list[dict[str, Any]] | None = None, **more: Any
+) -> str:
+    return json.dumps({"candidates": list(candidates), "revisions": revisions or [], **more})
+
+
+def echo_responder(request: dict[str, Any]) -> Step:
+    """Answers "echo: <input>"; reflects "remember: X" in the input as a candidate X."""
+    user = request["messages"][-1]["content"]
+    if not is_reflection(request):
+        return reply_step(f"echo: {user}")
+    text = user.split("USER INPUT:", 1)[1].split("ASSISTANT RESPONSE:", 1)[0].strip()
+    facts = [part.strip() for part in text.split("remember:")[1:]]
+    return reply_step(reflection(*(candidate(f) for f in facts)))
+
+
+def run_cli(
+    *args: str, env: dict[str, str], stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """memory_test.py as a real subprocess, with only the environment given (plus PATH)."""
+    full_env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT), **env}
+    return subprocess.run(
+        [sys.executable, str(PROJECT / "memory_test.py"), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=PROJECT,
+        check=False,
+    )
