@@ -80,11 +80,11 @@ VARIABLES: dict[str, tuple[str, str]] = {
 }
 
 
-def read_env_file(path: Path, *, explicit: bool) -> dict[str, str]:
-    """Values from one .env file; a file named explicitly must exist."""
+def read_env_file(path: Path, *, named_as: str | None) -> dict[str, str]:
+    """Values from one .env file; a file named explicitly (`named_as`) must exist."""
     if not path.is_file():
-        if explicit:
-            raise UsageError(f"--env-file {path}: no such file")
+        if named_as:
+            raise UsageError(f"{named_as}: no such file")
         return {}
     from dotenv import dotenv_values
 
@@ -99,10 +99,14 @@ def load_settings(
 ) -> Settings:
     """Resolve settings; raise ConfigError naming the variable when a value is unusable."""
     env = dict(os.environ if environ is None else environ)
-    named = env_file or env.get("MEMTEST_ENV_FILE")
-    file_values = read_env_file(
-        Path(named) if named else PROJECT_DIR / ".env", explicit=bool(named)
-    )
+    if env_file:
+        path, named_as = Path(env_file), f"--env-file {env_file}"
+    elif env.get("MEMTEST_ENV_FILE"):
+        path = Path(env["MEMTEST_ENV_FILE"])
+        named_as = f"MEMTEST_ENV_FILE={path}"
+    else:
+        path, named_as = PROJECT_DIR / ".env", None
+    file_values = read_env_file(path, named_as=named_as)
     source = {**file_values, **env}
 
     def text(name: str, default: str) -> str:

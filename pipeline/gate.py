@@ -359,7 +359,9 @@ def gate(
         detail = "nothing to reinforce; stored as new" if c.action == "reinforce" else ""
         decide("accepted", "ok", detail)
 
-    rev_out = _decide_revisions(revisions, by_id, stored, aliases, policy)
+    rev_out = _decide_revisions(
+        revisions, by_id, stored=stored, created=accepted_prints, aliases=aliases, policy=policy
+    )
     return GateResult(
         candidates=[cand_out[i] for i in range(len(candidates))],
         revisions=rev_out,
@@ -386,68 +388,80 @@ def _secret_in_reason(reason: str) -> _Screen | None:
 def _decide_revisions(
     revisions: Sequence[RevisionIn],
     by_id: Mapping[str, Memory],
+    *,
     stored: Sequence[tuple[str, _Fingerprint]],
+    created: Sequence[_Fingerprint],
     aliases: Mapping[str, str],
     policy: Policy,
 ) -> list[Decision]:
     out: list[Decision] = []
     revised: set[str] = set()
+    # New texts this turn: created memories and earlier revisions. A revision must not
+    # turn a memory into a copy of any of them, nor of another stored memory.
+    new_texts: list[_Fingerprint] = list(created)
     for i, r in enumerate(revisions):
-
-        def decision(
-            verdict: Verdict,
-            reason: str,
-            detail: str = "",
-            memory_id: str | None = None,
-            index: int = i,
-        ) -> Decision:
-            return Decision("revision", index, verdict, reason, detail, memory_id)
-
         target = aliases.get(r.target_id)
         if target is None or target not in by_id:
             out.append(
-                decision("rejected", "unknown_target", f"no memory {r.target_id!r} was shown")
-            )
-            continue
-        memory = by_id[target]
-        problem = _invalid_revision(r, memory)
-        if problem:
-            out.append(decision("rejected", "invalid", problem, target))
-            continue
-        if r.action == "revise" and r.new_content is not None:
-            screen = screen_content(r.new_content, policy)
-            if screen:
-                out.append(decision("rejected", screen.reason, screen.detail, target))
-                continue
-            fingerprint = _Fingerprint.of(r.new_content)
-            clash = next(
-                (mid for mid, fp in stored if mid != target and fp.same_fact(fingerprint)), None
-            )
-            if clash:
-                out.append(decision("rejected", "duplicate", f"would repeat {clash}", target))
-                continue
-        secret = _secret_in_reason(r.reason)
-        if secret:
-            out.append(decision("rejected", secret.reason, secret.detail, target))
-            continue
-        if target in revised:
-            out.append(
-                decision("rejected", "duplicate", f"{target} already revised in this turn", target)
-            )
-            continue
-        if len(revised) >= policy.max_revisions_per_turn:
-            out.append(
-                decision(
+                Decision(
+                    "revision",
+                    i,
                     "rejected",
-                    "quota_turn",
-                    f"{policy.max_revisions_per_turn} revisions this turn",
-                    target,
+                    "unknown_target",
+                    f"no memory {r.target_id!r} was shown",
                 )
             )
             continue
-        revised.add(target)
-        out.append(decision("accepted", "ok", "", target))
+        fingerprint = _Fingerprint.of(r.new_content or "") if r.action == "revise" else None
+        verdict, reason, detail = _judge_revision(
+            r,
+            by_id[target],
+            fingerprint=fingerprint,
+            stored=stored,
+            new_texts=new_texts,
+            revised=revised,
+            policy=policy,
+        )
+        out.append(Decision("revision", i, verdict, reason, detail, target))
+        if verdict == "accepted":
+            revised.add(target)
+            if fingerprint is not None:
+                new_texts.append(fingerprint)
     return out
+
+
+def _judge_revision(
+    r: RevisionIn,
+    memory: Memory,
+    *,
+    fingerprint: _Fingerprint | None,
+    stored: Sequence[tuple[str, _Fingerprint]],
+    new_texts: Sequence[_Fingerprint],
+    revised: set[str],
+    policy: Policy,
+) -> tuple[Verdict, str, str]:
+    problem = _invalid_revision(r, memory)
+    if problem:
+        return "rejected", "invalid", problem
+    if fingerprint is not None and r.new_content is not None:
+        screen = screen_content(r.new_content, policy)
+        if screen:
+            return "rejected", screen.reason, screen.detail
+        clash = next(
+            (mid for mid, fp in stored if mid != memory.id and fp.same_fact(fingerprint)), None
+        )
+        if clash:
+            return "rejected", "duplicate", f"would repeat {clash}"
+        if any(fp.same_fact(fingerprint) for fp in new_texts):
+            return "rejected", "duplicate", "would repeat a memory written in this turn"
+    secret = _secret_in_reason(r.reason)
+    if secret:
+        return "rejected", secret.reason, secret.detail
+    if memory.id in revised:
+        return "rejected", "duplicate", f"{memory.id} already revised in this turn"
+    if len(revised) >= policy.max_revisions_per_turn:
+        return "rejected", "quota_turn", f"{policy.max_revisions_per_turn} revisions this turn"
+    return "accepted", "ok", ""
 
 
 def _invalid_revision(r: RevisionIn, memory: Memory) -> str | None:

@@ -169,7 +169,7 @@ def _read_locked(
                 "(left in place: dry run)"
             )
             return None
-        aside = _free_name(path.with_name(f"{path.name}.corrupt-{now:%Y%m%dT%H%M%S}"))
+        aside = _free_name(path.parent, f"{path.name}.corrupt-{now:%Y%m%dT%H%M%S}")
         os.replace(path, aside)
         _fsync_dir(path.parent)
         warnings.append(
@@ -205,10 +205,11 @@ def _parse(path: Path, model: type[M]) -> M:
         raise _Unreadable(f"{where}: {first['msg']}") from exc
 
 
-def _free_name(path: Path) -> Path:
-    candidate, n = path, 1
+def _free_name(folder: Path, base: str, suffix: str = "") -> Path:
+    """folder/base+suffix, or base-1+suffix, base-2+suffix... whichever does not exist yet."""
+    candidate, n = folder / f"{base}{suffix}", 1
     while candidate.exists():
-        candidate = path.with_name(f"{path.name}.{n}")
+        candidate = folder / f"{base}-{n}{suffix}"
         n += 1
     return candidate
 
@@ -240,7 +241,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 def _archive(paths: StatePaths, session: SessionFile) -> None:
     paths.archive.mkdir(mode=0o700, exist_ok=True)
     name = _SAFE_NAME.sub("_", session.session_id)[:100] or "session"
-    _write_model(_free_name(paths.archive / f"{name}.json"), session)
+    _write_model(_free_name(paths.archive, name, ".json"), session)
 
 
 def _remove_stale_temp_files(paths: StatePaths) -> None:

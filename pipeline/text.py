@@ -26,6 +26,8 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 
 def fold(text: str) -> str:
     """Unicode-compatible, case-folded, accent-stripped text ("Crème" -> "creme")."""
+    if text.isascii():
+        return text.lower()  # the common case, and the same result, without the slow path
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -1,0 +1,95 @@
+"""Hypothesis strategies, kept in one module."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import strategies as st
+
+from pipeline.models import MEMORY_TYPES, SUBJECTS, CandidateIn, Memory, RevisionIn
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+# Facts built from a small vocabulary so that duplicates and near-duplicates are common.
+_PEOPLE = st.sampled_from(["User", "The user", "user", "User's sister", "The assistant"])
+_VERBS = st.sampled_from(
+    [
+        "likes",
+        "prefers",
+        "dislikes",
+        "plays",
+        "speaks",
+        "is allergic to",
+        "does not like",
+        "never drinks",
+        "works with",
+    ]
+)
+_THINGS = st.sampled_from(
+    [
+        "tea",
+        "green tea",
+        "jazz",
+        "Rust",
+        "peanuts",
+        "chess",
+        "French",
+        "concise answers",
+        "2 cats",
+        "3 cats",
+        "hiking",
+        "Crème brûlée",
+        "北京烤鸭",
+        "maybe jazz",
+        "tea today",
+        "sk-abcdefghijklmnopqrstu",
+    ]
+)
+_ENDINGS = st.sampled_from(["", ".", "!", " a lot", " very much."])
+
+contents = st.builds(lambda p, v, t, e: f"{p} {v} {t}{e}", _PEOPLE, _VERBS, _THINGS, _ENDINGS)
+
+candidates = st.builds(
+    CandidateIn,
+    type=st.sampled_from([*MEMORY_TYPES, "mood"]),
+    subject=st.sampled_from([*SUBJECTS, "world"]),
+    content=contents,
+    confidence=st.floats(min_value=-0.2, max_value=1.2, allow_nan=False),
+    reason=st.just("stated by the user"),
+    action=st.sampled_from(["create", "create", "reinforce", "delete"]),
+    target_id=st.one_of(st.none(), st.sampled_from(["m1", "m2", "m9"])),
+)
+
+revisions = st.builds(
+    RevisionIn,
+    target_id=st.sampled_from(["m1", "m2", "m3", "m9", "mem_0001"]),
+    action=st.sampled_from(["decrease_confidence", "increase_confidence", "revise", "drop"]),
+    new_confidence=st.one_of(st.none(), st.floats(min_value=0, max_value=1)),
+    reason=st.just("because"),
+    new_content=st.one_of(st.none(), contents),
+)
+
+
+@st.composite
+def stores(draw: st.DrawFn) -> list[Memory]:
+    """A store whose memories are pairwise distinct facts, some created in the last day."""
+    from pipeline.gate import is_duplicate
+
+    texts = draw(st.lists(contents, max_size=8))
+    memories: list[Memory] = []
+    for text in texts:
+        if any(is_duplicate(text, m.content) for m in memories):
+            continue
+        age = timedelta(hours=draw(st.integers(min_value=0, max_value=72)))
+        memories.append(
+            Memory(
+                id=f"mem_{len(memories) + 1:04d}",
+                type="preference",
+                subject="user",
+                content=text,
+                confidence=draw(st.floats(min_value=0.5, max_value=1)),
+                created_at=NOW - age,
+                last_reinforced=NOW - age,
+            )
+        )
+    return memories
