@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline import store  # noqa: E402
+from pipeline import gate, store, text  # noqa: E402
 from pipeline.config import load_settings  # noqa: E402
 from pipeline.llm import ChatModel  # noqa: E402
 from pipeline.models import HistoryEntry, LtmFile, Memory  # noqa: E402
@@ -94,6 +94,13 @@ def instant(request: dict) -> Step:
     return reply_step("An instant answer.")
 
 
+def cold_caches() -> None:
+    """Each CLI turn is a new process: start every measured turn with empty caches."""
+    text._terms.cache_clear()
+    text.stem.cache_clear()
+    gate._fingerprint.cache_clear()
+
+
 def bench_size(size: int, turns: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLM(responder=instant) as server:
         state = Path(tmp) / "state"
@@ -120,6 +127,7 @@ def bench_size(size: int, turns: int) -> dict[str, float]:
         run_turn("warm-up: what tea do I like?", settings, model=model)
         rows = []
         for n in range(turns):
+            cold_caches()
             started = time.perf_counter()
             report = run_turn(
                 f"what tea should I buy for my chess evening {n}?", settings, model=model
@@ -159,7 +167,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 1000, 10_000])
     args = parser.parse_args()
 
-    print(f"turn overhead, median of {args.turns} turns per size (ms; LLM = instant local server)")
+    print(
+        f"turn overhead, median of {args.turns} turns per size, caches cold as in a new process"
+        " (ms; LLM = instant local server)"
+    )
     header = (
         f"{'memories':>9} {'ltm KB':>8} {'load':>7} {'retrieve':>8} {'gate':>6} "
         f"{'commit':>7} {'LLM http':>8} {'outside LLM':>11} {'ctx tokens':>10} "

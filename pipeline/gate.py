@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from .models import CandidateIn, Decision, GateResult, Memory, Policy, RevisionIn, Verdict
 from .text import NEGATIONS, fold, terms
@@ -238,6 +239,10 @@ class _Fingerprint:
 
     @classmethod
     def of(cls, text: str) -> _Fingerprint:
+        return _fingerprint(text)
+
+    @classmethod
+    def compute(cls, text: str) -> _Fingerprint:
         term_list = terms(text)
         return cls(
             key=" ".join(term_list),
@@ -258,6 +263,12 @@ class _Fingerprint:
             return False
         union = self.terms | other.terms
         return bool(union) and len(self.terms & other.terms) / len(union) >= NEAR_DUPLICATE_JACCARD
+
+
+# The gate runs twice a turn (before the lock and under it) over the same stored texts.
+@lru_cache(maxsize=100_000)
+def _fingerprint(text: str) -> _Fingerprint:
+    return _Fingerprint.compute(text)
 
 
 def is_duplicate(a: str, b: str) -> bool:

@@ -34,15 +34,26 @@ class ChatModel:
     """A configured client for one endpoint and model."""
 
     def __init__(self, settings: Settings) -> None:
+        api_key = require_api_key(settings)  # before the slow import, so it fails fast
         from openai import OpenAI
 
         self.settings = settings
         self._client = OpenAI(
-            api_key=require_api_key(settings),
+            api_key=api_key,
             base_url=settings.base_url,
             timeout=settings.timeout,
             max_retries=0,
         )
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self._client.close()
+
+    def __enter__(self) -> ChatModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def complete(self, messages: list[dict[str, str]], *, json_mode: bool = False) -> Completion:
         """One chat completion; raise LLMError (or LLMConfigError) when it fails for good."""

@@ -65,7 +65,7 @@ def retrieve_relevant(
         for term in terms(text):
             weights[term] = max(weights[term], HISTORY_WEIGHT)
 
-    docs = [terms(f"{m.content} {m.type} {m.subject}") for m in pool]
+    docs = [(*terms(m.content), *terms(m.type), *terms(m.subject)) for m in pool]
     avg_len = sum(len(d) for d in docs) / len(docs) or 1.0
     df: Counter[str] = Counter()
     for doc in docs:
@@ -84,7 +84,11 @@ def retrieve_relevant(
             relevance += weights[term] * idf * norm
         score = relevance * (0.5 + 0.5 * memory.confidence) + 0.01 * memory.confidence
         scored.append((score, memory, tuple(sorted(tf))))
-    scored.sort(key=lambda s: (-s[0], -s[1].confidence, -s[1].last_reinforced.timestamp(), s[1].id))
+    # Best first by score, then confidence, then recency, then id: stable sorts applied from
+    # the least significant key up (cheaper than one tuple key with timestamps).
+    scored.sort(key=lambda s: s[1].id)
+    scored.sort(key=lambda s: s[1].last_reinforced, reverse=True)
+    scored.sort(key=lambda s: (-s[0], -s[1].confidence))
 
     out: list[Retrieved] = []
     used = 0

@@ -9,6 +9,7 @@ LLM calls never happen under the lock.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -55,11 +56,15 @@ class StatePaths:
 
 @dataclass
 class Snapshot:
-    """Both files as read; `warnings` says what could not be read and where it was moved."""
+    """Both files as read; `warnings` says what could not be read and where it was moved.
+
+    `ltm_digest` identifies the bytes `ltm` was parsed from (None if there was no file).
+    """
 
     ltm: LtmFile
     session: SessionFile | None
     warnings: list[str] = field(default_factory=list)
+    ltm_digest: str | None = None
 
 
 @dataclass
@@ -79,13 +84,13 @@ def load(paths: StatePaths, *, now: datetime, quarantine_ltm: bool = True) -> Sn
     with `quarantine_ltm=False` (a dry run) ltm.json is left exactly where it is.
     """
     warnings: list[str] = []
-    ltm = _read(
-        paths.ltm, LtmFile, now=now, warnings=warnings, lock=paths.lock, move_aside=quarantine_ltm
+    ltm, digest = _read(
+        paths, paths.ltm, LtmFile, now=now, warnings=warnings, move_aside=quarantine_ltm
     )
-    session = _read(
-        paths.session, SessionFile, now=now, warnings=warnings, lock=paths.lock, move_aside=True
+    session, _ = _read(
+        paths, paths.session, SessionFile, now=now, warnings=warnings, move_aside=True
     )
-    return Snapshot(ltm=ltm or LtmFile(), session=session, warnings=warnings)
+    return Snapshot(ltm=ltm or LtmFile(), session=session, warnings=warnings, ltm_digest=digest)
 
 
 def transact(
@@ -95,20 +100,32 @@ def transact(
     now: datetime,
     lock_timeout: float,
     write_ltm: bool = True,
+    known: Snapshot | None = None,
 ) -> tuple[T, list[str]]:
-    """Lock, re-read, merge, write atomically. Returns merge's result and any warnings."""
+    """Lock, re-read, merge, write atomically. Returns merge's result and any warnings.
+
+    `known` is a snapshot loaded earlier and not modified since: if ltm.json still holds
+    the very bytes it was parsed from, its parsed form is reused instead of parsed again.
+    """
     ensure_folder(paths)
     from filelock import FileLock, Timeout
 
+    reuse = (known.ltm, known.ltm_digest) if known and known.ltm_digest else None
     try:
         with FileLock(paths.lock, timeout=lock_timeout):
             _remove_stale_temp_files(paths)
             warnings: list[str] = []
-            ltm = _read_locked(paths.ltm, LtmFile, now=now, warnings=warnings, move_aside=write_ltm)
-            session = _read_locked(
+            ltm, digest = _read_locked(
+                paths.ltm, LtmFile, now=now, warnings=warnings, move_aside=write_ltm, reuse=reuse
+            )
+            session, _ = _read_locked(
                 paths.session, SessionFile, now=now, warnings=warnings, move_aside=True
             )
-            change = merge(Snapshot(ltm=ltm or LtmFile(), session=session, warnings=warnings))
+            change = merge(
+                Snapshot(
+                    ltm=ltm or LtmFile(), session=session, warnings=warnings, ltm_digest=digest
+                )
+            )
             # ltm.json first: if we die between the two writes, the memories a turn earned
             # are kept and only its transcript lines are lost, never the other way round.
             if write_ltm and change.ltm is not None:
@@ -134,41 +151,62 @@ def ensure_folder(paths: StatePaths) -> None:
 # --- Reading --------------------------------------------------------------------------------
 
 
+class _Unreadable(Exception):
+    pass
+
+
 def _read(
-    path: Path, model: type[M], *, now: datetime, warnings: list[str], lock: Path, move_aside: bool
-) -> M | None:
+    paths: StatePaths,
+    path: Path,
+    model: type[M],
+    *,
+    now: datetime,
+    warnings: list[str],
+    move_aside: bool,
+) -> tuple[M | None, str | None]:
+    """Parse without the lock; only an unreadable file takes the lock to be dealt with."""
     try:
-        return _parse(path, model)
+        raw = path.read_bytes()
     except FileNotFoundError:
-        return None
+        return None, None
+    try:
+        return _parse(raw, path, model), _digest(raw)
     except _Unreadable:
         pass
     if not move_aside:
-        warnings.append(
-            f"{path.name} could not be read; continuing without it (left in place: dry run)"
-        )
-        return None
+        return _read_locked(path, model, now=now, warnings=warnings, move_aside=False)
     from filelock import FileLock
 
-    with FileLock(lock, timeout=30):
+    with FileLock(paths.lock, timeout=30):
         return _read_locked(path, model, now=now, warnings=warnings, move_aside=True)
 
 
 def _read_locked(
-    path: Path, model: type[M], *, now: datetime, warnings: list[str], move_aside: bool
-) -> M | None:
-    """Read under the lock; an unreadable file is renamed to <name>.corrupt-<timestamp>."""
+    path: Path,
+    model: type[M],
+    *,
+    now: datetime,
+    warnings: list[str],
+    move_aside: bool,
+    reuse: tuple[M, str] | None = None,
+) -> tuple[M | None, str | None]:
+    """Read (under the lock); an unreadable file is renamed to <name>.corrupt-<timestamp>."""
     try:
-        return _parse(path, model)
+        raw = path.read_bytes()
     except FileNotFoundError:
-        return None
+        return None, None
+    digest = _digest(raw)
+    if reuse is not None and reuse[1] == digest:
+        return reuse[0], digest
+    try:
+        return _parse(raw, path, model), digest
     except _Unreadable as exc:
         if not move_aside:
             warnings.append(
                 f"{path.name} could not be read ({exc}); continuing without it "
                 "(left in place: dry run)"
             )
-            return None
+            return None, None
         aside = _free_name(path.parent, f"{path.name}.corrupt-{now:%Y%m%dT%H%M%S}")
         os.replace(path, aside)
         _fsync_dir(path.parent)
@@ -176,33 +214,39 @@ def _read_locked(
             f"{path.name} could not be read ({exc}); moved it to {aside.name} "
             "and continued with an empty one"
         )
-        return None
+        return None, None
 
 
-class _Unreadable(Exception):
-    pass
+def _digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def _parse(path: Path, model: type[M]) -> M:
-    raw = path.read_bytes()
+def _parse(raw: bytes, path: Path, model: type[M]) -> M:
+    """Validate straight from bytes; a newer schema_version is refused, not quarantined."""
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _Unreadable(f"not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise _Unreadable("not a JSON object")
-    version = data.get("schema_version", SCHEMA_VERSION)
+        parsed = model.model_validate_json(raw)
+    except ValidationError as exc:
+        _refuse_newer_schema(raw, path)
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        raise _Unreadable(f"{where}: {first['msg']}") from exc
+    if getattr(parsed, "schema_version", SCHEMA_VERSION) > SCHEMA_VERSION:
+        _refuse_newer_schema(raw, path)
+    return parsed
+
+
+def _refuse_newer_schema(raw: bytes, path: Path) -> None:
+    """Raise StateError if `raw` declares a schema_version newer than this code knows."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return
+    version = data.get("schema_version") if isinstance(data, dict) else None
     if isinstance(version, int) and version > SCHEMA_VERSION:
         raise StateError(
             f"{path} has schema_version {version}, but this version of memory-test only "
             f"knows {SCHEMA_VERSION}. Upgrade memory-test; nothing was changed."
         )
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "top level"
-        raise _Unreadable(f"{where}: {first['msg']}") from exc
 
 
 def _free_name(folder: Path, base: str, suffix: str = "") -> Path:
@@ -218,8 +262,7 @@ def _free_name(folder: Path, base: str, suffix: str = "") -> Path:
 
 
 def _write_model(path: Path, model: BaseModel) -> None:
-    text = json.dumps(model.model_dump(mode="json"), ensure_ascii=False, indent=1)
-    atomic_write_text(path, text + "\n")
+    atomic_write_text(path, model.model_dump_json(indent=1) + "\n")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -102,9 +102,15 @@ def stem(token: str) -> str:
     return base
 
 
-def terms(text: str) -> list[str]:
+def terms(text: str) -> tuple[str, ...]:
     """Stemmed content terms: tokens without stop words (negations kept)."""
-    return [stem(t) for t in tokens(text) if t not in STOPWORDS]
+    return _terms(text)
+
+
+# Retrieval and the gate both read every stored memory each turn: cache per text.
+@lru_cache(maxsize=100_000)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(stem(t) for t in tokens(text) if t not in STOPWORDS)
 
 
 def dedupe_key(text: str) -> str:

@@ -38,8 +38,20 @@ def run_turn(
     report: TurnReport | None = None,
 ) -> TurnReport:
     """Run one turn; the answer goes to `on_answer` as soon as it exists, before reflection."""
-    report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
     require_api_key(settings)  # fail fast, before any work
+    if model is None:
+        with ChatModel(settings) as owned:
+            return run_turn(
+                user_input,
+                settings,
+                start_new_session=start_new_session,
+                dry_run=dry_run,
+                on_answer=on_answer,
+                model=owned,
+                clock=clock,
+                report=report,
+            )
+    report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
     paths = store.StatePaths(settings.state_dir)
     started = clock()
 
@@ -65,7 +77,6 @@ def run_turn(
         )
     report.used = used
 
-    model = model or ChatModel(settings)
     with report.stage("answer"):
         answer = respond(
             model,
@@ -119,7 +130,7 @@ def run_turn(
         aliases=aliases,
     )
     with report.stage("commit"):
-        commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock())
+        commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock(), known=state)
     return report
 
 
@@ -225,8 +236,13 @@ def commit_turn(
     *,
     dry_run: bool,
     now: datetime,
+    known: store.Snapshot | None = None,
 ) -> None:
-    """Under the lock: re-run the gate on what is on disk now, apply it, record the turn."""
+    """Under the lock: re-run the gate on what is on disk now, apply it, record the turn.
+
+    `known` is the snapshot the turn started from; if ltm.json has not changed since, the
+    store reuses it instead of parsing the file again.
+    """
 
     def merge(
         disk: store.Snapshot,
@@ -275,7 +291,12 @@ def commit_turn(
         )
 
     (result, writes, recorded), warnings = store.transact(
-        paths, merge, now=now, lock_timeout=settings.lock_timeout, write_ltm=not dry_run
+        paths,
+        merge,
+        now=now,
+        lock_timeout=settings.lock_timeout,
+        write_ltm=not dry_run,
+        known=known,
     )
     report.warnings.extend(warnings)
     report.result, report.writes = result, writes

@@ -55,7 +55,8 @@ def test_trace_explains_and_never_shows_the_key(llm: ScriptedLLM, env: dict[str,
     assert "candidate 1: ACCEPTED (ok) → mem_0001" in trace
     assert "candidate 2: REJECTED (speculative)" in trace
     assert "created mem_0001: User likes chess" in trace
-    assert "time ms:" in trace and "tokens (prompt+completion): answer 11+7" in trace
+    assert "time ms:" in trace
+    assert "tokens (prompt+completion): answer 11+7" in trace
     assert env["MOONSHOT_API_KEY"] not in trace
 
 

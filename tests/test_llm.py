@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,42 +15,52 @@ from tests.llm_server import ScriptedLLM
 HELLO = [{"role": "user", "content": "hello"}]
 
 
-def model(llm: ScriptedLLM, state_dir: Path, **extra: str) -> ChatModel:
-    return ChatModel(make_settings(llm, state_dir, **extra))
+@pytest.fixture
+def model(llm: ScriptedLLM, state_dir: Path) -> Iterator[Callable[..., ChatModel]]:
+    """Build ChatModels against the scripted server; all are closed after the test."""
+    built: list[ChatModel] = []
+
+    def build(**extra: str) -> ChatModel:
+        built.append(ChatModel(make_settings(llm, state_dir, **extra)))
+        return built[-1]
+
+    yield build
+    for chat_model in built:
+        chat_model.close()
 
 
-def test_429_then_success_is_retried(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_429_then_success_is_retried(model: Callable[..., ChatModel], llm: ScriptedLLM) -> None:
     """A rate limit is retried and the second reply is used."""
     llm.error(429, "rate_limit_reached_error").reply("hi")
-    completion = model(llm, state_dir).complete(HELLO)
+    completion = model().complete(HELLO)
     assert (completion.text, completion.attempts, len(llm.requests)) == ("hi", 2, 2)
 
 
-def test_overloaded_engine_is_retried(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_overloaded_engine_is_retried(model: Callable[..., ChatModel], llm: ScriptedLLM) -> None:
     """engine_overloaded_error (429) is transient too."""
     llm.error(429, "engine_overloaded_error").error(503, "server_error").reply("ok")
-    assert model(llm, state_dir).complete(HELLO).attempts == 3
+    assert model().complete(HELLO).attempts == 3
 
 
-def test_5xx_exhaustion_stops_at_the_attempt_cap(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_5xx_exhaustion_stops_at_the_attempt_cap(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
     """Server errors are retried up to MEMTEST_MAX_ATTEMPTS, then reported with the count."""
     for _ in range(5):
         llm.error(500, "server_error", "boom")
     with pytest.raises(LLMError, match="after 3 attempts") as info:
-        model(llm, state_dir, MEMTEST_MAX_ATTEMPTS="3").complete(HELLO)
+        model(MEMTEST_MAX_ATTEMPTS="3").complete(HELLO)
     assert len(llm.requests) == 3
     assert info.value.exit_code == 1
     assert info.value.status == 500
 
 
-def test_total_retry_time_is_capped(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_total_retry_time_is_capped(model: Callable[..., ChatModel], llm: ScriptedLLM) -> None:
     """Retries stop when the next wait would pass MEMTEST_RETRY_MAX_SECONDS."""
     for _ in range(10):
         llm.error(503, "server_error", headers={"retry-after": "1"})
     with pytest.raises(LLMError):
         model(
-            llm,
-            state_dir,
             MEMTEST_MAX_ATTEMPTS="10",
             MEMTEST_RETRY_MAX_WAIT="1",
             MEMTEST_RETRY_MAX_SECONDS="1.5",
@@ -57,28 +68,32 @@ def test_total_retry_time_is_capped(llm: ScriptedLLM, state_dir: Path) -> None:
     assert 2 <= len(llm.requests) <= 3
 
 
-def test_quota_exhaustion_is_not_retried(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_quota_exhaustion_is_not_retried(model: Callable[..., ChatModel], llm: ScriptedLLM) -> None:
     """exceeded_current_quota_error means no balance: one request, a message that says so."""
     llm.error(429, "exceeded_current_quota_error", "Your account is suspended").reply("never")
     with pytest.raises(LLMError, match="out of balance"):
-        model(llm, state_dir).complete(HELLO)
+        model().complete(HELLO)
     assert len(llm.requests) == 1
 
 
-def test_bad_key_is_a_configuration_error(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_bad_key_is_a_configuration_error(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
     """401 is not retried and tells the user to check MOONSHOT_API_KEY (exit code 2)."""
     llm.error(401, "invalid_authentication_error", "Invalid Authentication")
     with pytest.raises(LLMConfigError, match="MOONSHOT_API_KEY") as info:
-        model(llm, state_dir).complete(HELLO)
+        model().complete(HELLO)
     assert len(llm.requests) == 1
     assert info.value.exit_code == 2
 
 
-def test_unknown_model_names_the_variable(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_unknown_model_names_the_variable(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
     """404 resource_not_found_error says which model and that MEMTEST_MODEL sets it."""
     llm.error(404, "resource_not_found_error", "Not found the model kimi-k9")
     with pytest.raises(LLMConfigError, match=r"'kimi-k9'.*MEMTEST_MODEL"):
-        model(llm, state_dir, MEMTEST_MODEL="kimi-k9").complete(HELLO)
+        model(MEMTEST_MODEL="kimi-k9").complete(HELLO)
 
 
 @pytest.mark.parametrize(
@@ -89,21 +104,23 @@ def test_unknown_model_names_the_variable(llm: ScriptedLLM, state_dir: Path) -> 
     ],
 )
 def test_bad_request_is_not_retried(
-    llm: ScriptedLLM, state_dir: Path, error_type: str, text: str
+    model: Callable[..., ChatModel], llm: ScriptedLLM, error_type: str, text: str
 ) -> None:
     """400s are reported at once with the server's message."""
     llm.error(400, error_type, "Invalid request: your request exceeded model token limit")
     with pytest.raises(LLMError, match=text) as info:
-        model(llm, state_dir).complete(HELLO)
+        model().complete(HELLO)
     assert len(llm.requests) == 1
     assert "token limit" in str(info.value)
 
 
-def test_timeout_is_retried_then_reported(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_timeout_is_retried_then_reported(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
     """A server slower than MEMTEST_TIMEOUT is retried, then reported as a timeout."""
     llm.reply("late", delay=1.0).reply("late", delay=1.0)
-    with pytest.raises(LLMError, match="did not answer within 0.3 s"):
-        model(llm, state_dir, MEMTEST_TIMEOUT="0.3", MEMTEST_MAX_ATTEMPTS="2").complete(HELLO)
+    with pytest.raises(LLMError, match=r"did not answer within 0\.3 s"):
+        model(MEMTEST_TIMEOUT="0.3", MEMTEST_MAX_ATTEMPTS="2").complete(HELLO)
     assert len(llm.requests) == 2
 
 
@@ -122,16 +139,16 @@ def test_connection_refused_is_reported(state_dir: Path) -> None:
             "MEMTEST_STATE_DIR": str(state_dir),
         }
     )
-    with pytest.raises(LLMError, match="Could not connect.*MEMTEST_BASE_URL"):
-        ChatModel(settings).complete(HELLO)
+    with ChatModel(settings) as chat_model, pytest.raises(LLMError, match="Could not connect"):
+        chat_model.complete(HELLO)
 
 
 def test_kimi_request_disables_thinking_and_sends_no_sampling(
-    llm: ScriptedLLM, state_dir: Path
+    model: Callable[..., ChatModel], llm: ScriptedLLM
 ) -> None:
     """For kimi-k2.6: thinking disabled, JSON mode when asked, no temperature/top_p/n."""
     llm.reply("{}")
-    model(llm, state_dir).complete(HELLO, json_mode=True)
+    model().complete(HELLO, json_mode=True)
     request = llm.requests[0]
     assert request["model"] == "kimi-k2.6"
     assert request["thinking"] == {"type": "disabled"}
@@ -140,8 +157,10 @@ def test_kimi_request_disables_thinking_and_sends_no_sampling(
     assert request["_auth"] == "Bearer sk-test-not-a-real-key"
 
 
-def test_other_models_get_no_thinking_parameter(llm: ScriptedLLM, state_dir: Path) -> None:
+def test_other_models_get_no_thinking_parameter(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
     """A non-Kimi model on another server is sent only standard parameters."""
     llm.reply("hi")
-    model(llm, state_dir, MEMTEST_MODEL="llama3.1").complete(HELLO)
+    model(MEMTEST_MODEL="llama3.1").complete(HELLO)
     assert "thinking" not in llm.requests[0]

@@ -58,7 +58,8 @@ def test_answer_is_delivered_before_reflection_runs(llm: ScriptedLLM, settings: 
     report = run_turn("hi", settings, on_answer=lambda _a: seen.append(len(llm.requests)))
     assert seen == [1]
     assert len(llm.requests) == 2
-    assert is_reflection(llm.requests[1]) and not is_reflection(llm.requests[0])
+    assert not is_reflection(llm.requests[0])
+    assert is_reflection(llm.requests[1])
     assert report.response == "Hello!"
 
 
@@ -301,7 +302,8 @@ def test_secrets_typed_by_the_user_are_redacted_in_the_session(
     report = run_turn("my password is hunter22x, remember it", settings)
     assert report.result.candidates[0].reason == "secret"
     text = (settings.state_dir / "session.json").read_text()
-    assert "hunter22x" not in text and "[REDACTED]" in text
+    assert "hunter22x" not in text
+    assert "[REDACTED]" in text
     assert not (settings.state_dir / "ltm.json").exists()
     assert "hunter22x" not in json.dumps(report.to_json())
     assert "hunter22x" not in report.format_trace()
