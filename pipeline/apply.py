@@ -19,21 +19,36 @@ def apply_decisions(
     turn_id: str,
     now: datetime,
 ) -> tuple[GateResult, list[dict[str, Any]]]:
-    """Update `ltm` in place from the decisions; return them with created ids filled in.
+    """Update `ltm` from the decisions; return them with created ids filled in.
 
-    The second value lists what was written, one entry per changed memory.
+    `ltm` and its list change in place, but a changed memory is replaced by an updated
+    copy, so Memory objects held elsewhere (e.g. what the turn retrieved) keep the values
+    they had. The second value lists what was written, one entry per change.
     """
     by_id = {m.id: m for m in ltm.memories}
+    position = {m.id: i for i, m in enumerate(ltm.memories)}
+
+    def editable(memory_id: str) -> Memory:
+        memory = by_id[memory_id]
+        if memory_id in copied:
+            return memory
+        fresh = memory.model_copy(deep=True)
+        by_id[memory_id] = ltm.memories[position[memory_id]] = fresh
+        copied.add(memory_id)
+        return fresh
+
+    copied: set[str] = set()
     writes: list[dict[str, Any]] = []
     decided = []
     for decision, candidate in zip(result.candidates, candidates, strict=True):
         if decision.verdict == "accepted":
             memory = _create(ltm, candidate, turn_id=turn_id, now=now)
             by_id[memory.id] = memory
+            copied.add(memory.id)
             writes.append({"event": "created", "memory_id": memory.id, "content": memory.content})
             decision = replace(decision, memory_id=memory.id)
         elif decision.verdict == "merged" and decision.memory_id is not None:
-            memory = by_id[decision.memory_id]
+            memory = editable(decision.memory_id)
             before = memory.confidence
             memory.hit_count += 1
             memory.last_reinforced = now
@@ -55,7 +70,7 @@ def apply_decisions(
     for decision, revision in zip(result.revisions, revisions, strict=True):
         if decision.verdict != "accepted" or decision.memory_id is None:
             continue
-        memory = by_id[decision.memory_id]
+        memory = editable(decision.memory_id)
         before = {"content": memory.content, "confidence": memory.confidence}
         if revision.action == "revise" and revision.new_content is not None:
             memory.content = revision.new_content.strip()

@@ -244,9 +244,11 @@ def test_revision_keeps_the_old_text_in_history(llm: ScriptedLLM, settings: Sett
             ]
         )
     )
-    run_turn("I moved to Lisbon last year", settings)
+    report = run_turn("I moved to Lisbon last year", settings)
     [stored] = memories(settings)
     assert stored["content"] == "User lives in Lisbon"
+    # The report still shows the memory as it was retrieved, before the revision.
+    assert report.to_json()["memories_used"][0]["content"] == "User lives in Porto"
     assert stored["history"][-1]["before"]["content"] == "User lives in Porto"
     assert stored["history"][-1]["event"] == "revised"
 
