@@ -1,0 +1,18 @@
+# One task runner: `make test`, `make lint`, `make bench`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q -e '.[test]' ruff
+
+.PHONY: test lint bench
+test: $(PY)
+	$(PY) -m pytest
+
+lint: $(PY)
+	$(PY) -m ruff check pipeline tests benchmarks memory_test.py
+	$(PY) -m ruff format --check pipeline tests benchmarks memory_test.py
+
+bench: $(PY)
+	$(PY) benchmarks/turn_overhead.py
