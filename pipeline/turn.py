@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from . import store
@@ -12,7 +12,7 @@ from .config import Settings, require_api_key
 from .errors import LLMError
 from .gate import gate, redact
 from .llm import ChatModel
-from .models import CandidateIn, GateResult, Message, RevisionIn, SessionFile
+from .models import CandidateIn, GateResult, RevisionIn, SessionFile
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
@@ -52,82 +52,45 @@ def run_turn(
                 report=report,
             )
     report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
-    paths = store.StatePaths(settings.state_dir)
-    started = clock()
+    paths, started = store.StatePaths(settings.state_dir), clock()
 
     with report.stage("load"):
         state = store.load(paths, now=started, quarantine_ltm=not dry_run)
-    report.warnings.extend(state.warnings)
-    fresh = start_new_session or state.session is None
-    session = new_session(started) if fresh else state.session
-    assert session is not None
-    report.session_id, report.turn_id = session.session_id, new_turn_id()
-    report.memory_count = len(state.ltm.memories)
-
+    session = open_session(state, report, start_new=start_new_session, now=started)
     with report.stage("retrieve"):
-        used = retrieve_relevant(
-            state.ltm.memories,
-            query=user_input,
-            history=[m.content for m in session.messages if m.role == "user"][
-                -RETRIEVAL_HISTORY_TURNS:
-            ],
-            min_confidence=settings.policy.min_confidence,
-            token_budget=settings.memory_token_budget,
-            max_items=settings.memory_max_items,
-        )
-    report.used = used
-
+        used = report.used = retrieve_for_turn(state, session, user_input, settings)
     with report.stage("answer"):
-        answer = respond(
-            model,
-            answer_messages(
-                used=used,
-                summary=session.session_summary,
-                recent=session.messages,
-                user_input=user_input,
-            ),
-            report,
-        )
+        answer = report.response = respond(model, used, session, user_input, report)
     answered = clock()
-    report.response = answer
     on_answer(answer)
-
-    leaving = leaving_turns(session, settings.session_turns)
     with report.stage("reflect"):
-        candidates, revisions, fold = reflect_on_turn(
+        proposal = reflect_on_turn(
             model,
             report,
             used=used,
             session=session,
             user_input=user_input,
             answer=answer,
-            leaving=[m for m in session.messages if m.turn_id in leaving],
+            max_turns=settings.session_turns,
         )
-    aliases = {r.alias: r.memory.id for r in used}
-
     with report.stage("gate"):
         report.result = gate(
-            candidates,
-            revisions,
+            proposal.candidates,
+            proposal.revisions,
             state.ltm.memories,
-            aliases=aliases,
+            aliases=proposal.aliases,
             policy=settings.policy,
             now=clock(),
         )
-
     pending = PendingTurn(
         turn_id=report.turn_id,
         session=session,
-        fresh_session=fresh,
         start_new_session=start_new_session,
         user_input=user_input,
         answer=answer,
         started=started,
         answered=answered,
-        fold=fold,
-        candidates=candidates,
-        revisions=revisions,
-        aliases=aliases,
+        proposal=proposal,
     )
     with report.stage("commit"):
         commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock(), known=state)
@@ -144,8 +107,43 @@ def new_report(settings: Settings, *, dry_run: bool, new_session: bool) -> TurnR
     )
 
 
-def respond(model: Completer, messages: list[dict[str, str]], report: TurnReport) -> str:
+def open_session(
+    state: store.Snapshot, report: TurnReport, *, start_new: bool, now: datetime
+) -> SessionFile:
+    """The session this turn belongs to: the stored one, or a new one."""
+    report.warnings.extend(state.warnings)
+    report.memory_count = len(state.ltm.memories)
+    session = state.session if state.session and not start_new else new_session(now)
+    report.session_id, report.turn_id = session.session_id, new_turn_id()
+    return session
+
+
+def retrieve_for_turn(
+    state: store.Snapshot, session: SessionFile, user_input: str, settings: Settings
+) -> list[Retrieved]:
+    """Memories for this input, with the last user turns as context for follow-ups."""
+    earlier = [m.content for m in session.messages if m.role == "user"]
+    return retrieve_relevant(
+        state.ltm.memories,
+        query=user_input,
+        history=earlier[-RETRIEVAL_HISTORY_TURNS:],
+        min_confidence=settings.policy.min_confidence,
+        token_budget=settings.memory_token_budget,
+        max_items=settings.memory_max_items,
+    )
+
+
+def respond(
+    model: Completer,
+    used: list[Retrieved],
+    session: SessionFile,
+    user_input: str,
+    report: TurnReport,
+) -> str:
     """LLM call #1: the answer. An empty answer is a failed turn."""
+    messages = answer_messages(
+        used=used, summary=session.session_summary, recent=session.messages, user_input=user_input
+    )
     completion = model.complete(messages)
     report.add_usage("answer", completion.usage)
     if completion.attempts > 1:
@@ -156,6 +154,16 @@ def respond(model: Completer, messages: list[dict[str, str]], report: TurnReport
     return answer
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """What the reflection proposed (empty when the memory step was skipped)."""
+
+    candidates: list[CandidateIn] = field(default_factory=list)
+    revisions: list[RevisionIn] = field(default_factory=list)
+    fold: Fold | None = None
+    aliases: dict[str, str] = field(default_factory=dict)
+
+
 def reflect_on_turn(
     model: Completer,
     report: TurnReport,
@@ -164,9 +172,11 @@ def reflect_on_turn(
     session: SessionFile,
     user_input: str,
     answer: str,
-    leaving: list[Message],
-) -> tuple[list[CandidateIn], list[RevisionIn], Fold | None]:
+    max_turns: int,
+) -> Proposal:
     """LLM call #2. Fails open: any failure here skips the memory step, never the turn."""
+    leaving_ids = leaving_turns(session, max_turns)
+    leaving = [m for m in session.messages if m.turn_id in leaving_ids]
     messages = reflection_messages(
         used=used,
         recent=session.messages,
@@ -179,7 +189,7 @@ def reflect_on_turn(
         reflection = propose_memories(model, messages)
     except LLMError as exc:
         report.memory_step, report.memory_step_note = "skipped", f"reflection call failed: {exc}"
-        return [], [], None
+        return Proposal()
     for call in reflection.calls:
         report.add_usage("reflection", call.usage)
     report.reflection_errors = reflection.errors
@@ -189,25 +199,29 @@ def reflect_on_turn(
             "reflection reply was invalid twice (re-asked once); "
             "nothing written to long-term memory"
         )
-        return [], [], None
+        return Proposal()
     report.memory_step = "ok"
     if reflection.errors:
         report.memory_step_note = "valid after one re-ask"
     reply = reflection.reply
     report.candidates, report.revisions = reply.candidates, reply.revisions
     fold = None
-    if leaving:
-        if reply.session_summary and reply.session_summary.strip():
-            fold = Fold(
-                turn_ids=tuple(dict.fromkeys(m.turn_id for m in leaving)),
-                base_summary=session.session_summary,
-                summary=reply.session_summary,
-            )
-        else:
-            report.session_notes.append(
-                "summary was asked for but not given; older turns kept verbatim until the next turn"
-            )
-    return reply.candidates, reply.revisions, fold
+    if leaving and reply.session_summary and reply.session_summary.strip():
+        fold = Fold(
+            turn_ids=tuple(leaving_ids),
+            base_summary=session.session_summary,
+            summary=reply.session_summary,
+        )
+    elif leaving:
+        report.session_notes.append(
+            "summary was asked for but not given; older turns kept verbatim until the next turn"
+        )
+    return Proposal(
+        candidates=reply.candidates,
+        revisions=reply.revisions,
+        fold=fold,
+        aliases={r.alias: r.memory.id for r in used},
+    )
 
 
 @dataclass(frozen=True)
@@ -216,16 +230,12 @@ class PendingTurn:
 
     turn_id: str
     session: SessionFile
-    fresh_session: bool
     start_new_session: bool
     user_input: str
     answer: str
     started: datetime
     answered: datetime
-    fold: Fold | None
-    candidates: list[CandidateIn]
-    revisions: list[RevisionIn]
-    aliases: dict[str, str]
+    proposal: Proposal
 
 
 def commit_turn(
@@ -252,7 +262,8 @@ def commit_turn(
             archive = disk.session if disk.session and disk.session.messages else None
             base = pending.session
         elif disk.session is None:
-            base = pending.session if pending.fresh_session else new_session(now)
+            # Gone since we loaded it (cleared by another process): start it again, empty.
+            base = pending.session.model_copy(update={"messages": [], "session_summary": ""})
         else:
             base = disk.session  # appended to as it is now, so a concurrent turn is kept
         recorded = record_turn(
@@ -262,14 +273,15 @@ def commit_turn(
             answer=redact(pending.answer),
             started=pending.started,
             answered=pending.answered,
-            fold=pending.fold,
+            fold=pending.proposal.fold,
             max_turns=settings.session_turns,
         )
+        proposal = pending.proposal
         result = gate(
-            pending.candidates,
-            pending.revisions,
+            proposal.candidates,
+            proposal.revisions,
             disk.ltm.memories,
-            aliases=pending.aliases,
+            aliases=proposal.aliases,
             policy=settings.policy,
             now=now,
         )
@@ -277,8 +289,8 @@ def commit_turn(
         if not dry_run:
             result, writes = apply_decisions(
                 disk.ltm,
-                pending.candidates,
-                pending.revisions,
+                proposal.candidates,
+                proposal.revisions,
                 result,
                 turn_id=pending.turn_id,
                 now=now,
