@@ -10,6 +10,28 @@ from pipeline.models import MEMORY_TYPES, SUBJECTS, CandidateIn, Memory, Revisio
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
+
+def memory(
+    mid: str,
+    content: str,
+    *,
+    confidence: float = 0.9,
+    age_hours: float = 48,
+    type: str = "preference",
+) -> Memory:
+    """A stored memory created (and last reinforced) `age_hours` before NOW."""
+    at = NOW - timedelta(hours=age_hours)
+    return Memory(
+        id=mid,
+        type=type,
+        subject="user",
+        content=content,
+        confidence=confidence,
+        created_at=at,
+        last_reinforced=at,
+    )
+
+
 # Facts built from a small vocabulary so that duplicates and near-duplicates are common.
 _PEOPLE = st.sampled_from(["User", "The user", "user", "User's sister", "The assistant"])
 _VERBS = st.sampled_from(

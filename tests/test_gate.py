@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pipeline.apply import apply_decisions
 from pipeline.gate import gate, is_duplicate, redact
 from pipeline.models import REASON_CODES, CandidateIn, LtmFile, Memory, Policy, RevisionIn
-from tests.strategies import NOW, candidates, revisions, stores
+from tests.strategies import NOW, candidates, memory, revisions, stores
 
 POLICY = Policy()
 
@@ -26,19 +26,6 @@ def cand(content: str, **kw: object) -> CandidateIn:
     }
     fields.update(kw)
     return CandidateIn.model_validate(fields)
-
-
-def mem(mid: str, content: str, *, confidence: float = 0.9, age_hours: float = 48) -> Memory:
-    at = NOW - timedelta(hours=age_hours)
-    return Memory(
-        id=mid,
-        type="preference",
-        subject="user",
-        content=content,
-        confidence=confidence,
-        created_at=at,
-        last_reinforced=at,
-    )
 
 
 def decide_one(content: str, memories: list[Memory] | None = None, **kw: object):
@@ -120,7 +107,7 @@ def test_secret_in_reason_is_rejected() -> None:
 
 def test_duplicate_of_stored_memory_merges_on_normalised_text() -> None:
     """Case, articles and punctuation do not make a new memory: it reinforces the old one."""
-    decision = decide_one("The user LIKES tea!", [mem("mem_0007", "User likes tea.")])
+    decision = decide_one("The user LIKES tea!", [memory("mem_0007", "User likes tea.")])
     assert (decision.verdict, decision.reason, decision.memory_id) == (
         "merged",
         "duplicate",
@@ -159,7 +146,7 @@ def test_duplicates_within_one_batch_keep_the_strongest() -> None:
 
 def test_reinforce_names_a_shown_memory_by_alias() -> None:
     """`reinforce` with a short id merges into that memory; an id never shown is unknown."""
-    memories = [mem("mem_0003", "User plays chess")]
+    memories = [memory("mem_0003", "User plays chess")]
     result = gate(
         [
             cand("User plays chess often", action="reinforce", target_id="m1"),
@@ -195,8 +182,8 @@ def test_turn_quota_keeps_the_most_confident() -> None:
 
 def test_day_quota_counts_memories_created_in_the_last_24_hours() -> None:
     """With 29 memories from the last day and a quota of 30, only one more is accepted."""
-    recent = [mem(f"mem_{i:04d}", f"User knows fact number {i}", age_hours=1) for i in range(29)]
-    old = [mem("mem_0100", "User likes tea", age_hours=30)]
+    recent = [memory(f"mem_{i:04d}", f"User knows fact number {i}", age_hours=1) for i in range(29)]
+    old = [memory("mem_0100", "User likes tea", age_hours=30)]
     result = gate(
         [cand("User likes jazz"), cand("User likes chess")],
         [],
@@ -211,9 +198,9 @@ def test_day_quota_counts_memories_created_in_the_last_24_hours() -> None:
 def test_revision_rules() -> None:
     """Revisions need a shown target, a consistent change, clean content, one per target."""
     memories = [
-        mem("mem_0001", "User likes tea", confidence=0.8),
-        mem("mem_0002", "User plays chess", confidence=0.8),
-        mem("mem_0003", "User likes jazz", confidence=0.8),
+        memory("mem_0001", "User likes tea", confidence=0.8),
+        memory("mem_0002", "User plays chess", confidence=0.8),
+        memory("mem_0003", "User likes jazz", confidence=0.8),
     ]
     aliases = {"m1": "mem_0001", "m2": "mem_0002", "m3": "mem_0003"}
     revs = [
@@ -243,7 +230,7 @@ def test_revision_rules() -> None:
 
 def test_revision_quota() -> None:
     """No more than max_revisions_per_turn revisions are accepted."""
-    memories = [mem(f"mem_{i:04d}", f"User likes thing {i}", confidence=0.8) for i in range(5)]
+    memories = [memory(f"mem_{i:04d}", f"User likes thing {i}", confidence=0.8) for i in range(5)]
     aliases = {f"m{i}": f"mem_{i:04d}" for i in range(5)}
     revs = [
         RevisionIn(target_id=f"m{i}", action="decrease_confidence", new_confidence=0.5)
@@ -330,7 +317,7 @@ def test_no_two_stored_memories_are_duplicates(
 
 def test_revision_cannot_copy_a_memory_created_in_the_same_turn() -> None:
     """A candidate and a revision that say the same thing do not leave two copies."""
-    memories = [mem("mem_0001", "User likes black coffee")]
+    memories = [memory("mem_0001", "User likes black coffee")]
     result = gate(
         [cand("User likes green tea")],
         [RevisionIn(target_id="m1", action="revise", new_content="User likes green tea.")],

@@ -11,32 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.models import Memory, Message
+from pipeline.models import Message
 from pipeline.prompts import answer_messages, reflection_messages, render
 from pipeline.retrieval import retrieve_relevant
-from tests.strategies import NOW
+from tests.strategies import NOW, memory
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 MEMORIES = [
-    Memory(
-        id="mem_0001",
-        type="identity",
-        subject="user",
-        content="User is allergic to peanuts",
-        confidence=0.95,
-        created_at=NOW,
-        last_reinforced=NOW,
-    ),
-    Memory(
-        id="mem_0002",
-        type="preference",
-        subject="user",
-        content="User prefers concise answers",
-        confidence=0.8,
-        created_at=NOW,
-        last_reinforced=NOW,
-    ),
+    memory("mem_0001", "User is allergic to peanuts", confidence=0.95, type="identity"),
+    memory("mem_0002", "User prefers concise answers", confidence=0.8),
 ]
 RECENT = [
     Message(role="user", content="What should I cook tonight?", timestamp=NOW, turn_id="t-1"),

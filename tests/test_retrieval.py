@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from pipeline.models import Memory
 from pipeline.retrieval import retrieve_relevant
-from tests.strategies import NOW
-
-
-def mem(mid: str, content: str, confidence: float = 0.9, age_hours: float = 1) -> Memory:
-    at = NOW - timedelta(hours=age_hours)
-    return Memory(
-        id=mid,
-        type="preference",
-        subject="user",
-        content=content,
-        confidence=confidence,
-        created_at=at,
-        last_reinforced=at,
-    )
-
+from tests.strategies import memory
 
 STORE = [
-    mem("mem_0001", "User is allergic to peanuts"),
-    mem("mem_0002", "User's sister Ana lives in Lisbon"),
-    mem("mem_0003", "User prefers concise answers", confidence=0.7),
-    mem("mem_0004", "User plays chess on Sundays"),
+    memory("mem_0001", "User is allergic to peanuts"),
+    memory("mem_0002", "User's sister Ana lives in Lisbon"),
+    memory("mem_0003", "User prefers concise answers", confidence=0.7),
+    memory("mem_0004", "User plays chess on Sundays"),
 ]
 
 
@@ -66,16 +49,16 @@ def test_follow_up_finds_its_memory_through_recent_turns() -> None:
 
 def test_low_confidence_memories_are_not_retrieved() -> None:
     """A memory below the minimum confidence is never shown."""
-    store = [*STORE, mem("mem_0009", "User likes peanuts", confidence=0.3)]
+    store = [*STORE, memory("mem_0009", "User likes peanuts", confidence=0.3)]
     assert "mem_0009" not in ids(run("peanuts", store))
 
 
 def test_ties_are_broken_deterministically() -> None:
     """Equal scores order by confidence, then recency, then id: the same every time."""
     store = [
-        mem("mem_0010", "User likes tea", age_hours=5),
-        mem("mem_0011", "User likes tea.", age_hours=1),
-        mem("mem_0012", "User likes tea!", confidence=0.95, age_hours=9),
+        memory("mem_0010", "User likes tea", age_hours=5),
+        memory("mem_0011", "User likes tea.", age_hours=1),
+        memory("mem_0012", "User likes tea!", confidence=0.95, age_hours=9),
     ]
     assert ids(run("tea", store)) == ["mem_0012", "mem_0011", "mem_0010"]
     assert ids(run("tea", list(reversed(store)))) == ["mem_0012", "mem_0011", "mem_0010"]
@@ -85,7 +68,7 @@ def test_budget_caps_the_context_however_large_the_store() -> None:
     """From 10 to 10,000 memories the memory context stays under the budget."""
     for size in (10, 1000, 10_000):
         store = [
-            mem(f"mem_{i:05d}", f"User knows fact {i} about topic {i % 97}") for i in range(size)
+            memory(f"mem_{i:05d}", f"User knows fact {i} about topic {i % 97}") for i in range(size)
         ]
         found = run("what about topic 5", store, budget=300)
         assert sum(r.tokens for r in found) <= 300

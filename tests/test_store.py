@@ -13,26 +13,14 @@ from hypothesis import strategies as st
 
 from pipeline import store
 from pipeline.errors import LockTimeout, StateError
-from pipeline.models import LtmFile, Memory
-from tests.strategies import NOW
+from pipeline.models import LtmFile
+from tests.strategies import NOW, memory
 
 
 def paths(tmp_path: Path) -> store.StatePaths:
     p = store.StatePaths(tmp_path / "state")
     store.ensure_folder(p)
     return p
-
-
-def memory(content: str, mid: str = "mem_0001") -> Memory:
-    return Memory(
-        id=mid,
-        type="habit",
-        subject="user",
-        content=content,
-        confidence=0.8,
-        created_at=NOW,
-        last_reinforced=NOW,
-    )
 
 
 def write_ltm(p: store.StatePaths, ltm: LtmFile) -> None:
@@ -46,7 +34,7 @@ def test_save_then_load_round_trips(
 ) -> None:
     """Whatever text a memory holds (quotes, newlines, CJK, emoji) comes back unchanged."""
     p = paths(tmp_path_factory.mktemp("rt"))
-    ltm = LtmFile(memories=[memory(c, f"mem_{i:04d}") for i, c in enumerate(contents)])
+    ltm = LtmFile(memories=[memory(f"mem_{i:04d}", c) for i, c in enumerate(contents)])
     write_ltm(p, ltm)
     assert store.load(p, now=NOW).ltm == ltm
 
@@ -54,7 +42,7 @@ def test_save_then_load_round_trips(
 def test_files_are_private(tmp_path: Path) -> None:
     """The state folder and its files are readable by their owner only."""
     p = paths(tmp_path)
-    write_ltm(p, LtmFile(memories=[memory("User likes tea")]))
+    write_ltm(p, LtmFile(memories=[memory("mem_0001", "User likes tea")]))
     assert stat.S_IMODE(p.root.stat().st_mode) == 0o700
     assert stat.S_IMODE(p.ltm.stat().st_mode) == 0o600
 
@@ -102,7 +90,10 @@ def test_unknown_fields_survive_a_rewrite(tmp_path: Path) -> None:
         "next_seq": 2,
         "owner_note": "keep me",
         "memories": [
-            {**json.loads(memory("User likes tea").model_dump_json()), "tags": ["drinks"]}
+            {
+                **memory("mem_0001", "User likes tea").model_dump(mode="json"),
+                "tags": ["drinks"],
+            }
         ],
     }
     p.ltm.write_text(json.dumps(data))

@@ -11,11 +11,11 @@ import pytest
 from pipeline import store
 from pipeline.config import Settings
 from pipeline.errors import LLMError
-from pipeline.models import LtmFile, Memory
+from pipeline.models import LtmFile
 from pipeline.turn import run_turn
 from tests.helpers import candidate, make_settings, reflection
 from tests.llm_server import ScriptedLLM, Step, is_reflection, reply_step
-from tests.strategies import NOW
+from tests.strategies import NOW, memory
 
 
 def ltm_bytes(settings: Settings) -> bytes | None:
@@ -35,18 +35,7 @@ def seed_memories(settings: Settings, *contents: str) -> None:
     p = store.StatePaths(settings.state_dir)
     ltm = LtmFile(
         next_seq=len(contents) + 1,
-        memories=[
-            Memory(
-                id=f"mem_{i + 1:04d}",
-                type="preference",
-                subject="user",
-                content=c,
-                confidence=0.9,
-                created_at=NOW,
-                last_reinforced=NOW,
-            )
-            for i, c in enumerate(contents)
-        ],
+        memories=[memory(f"mem_{i + 1:04d}", c, age_hours=0) for i, c in enumerate(contents)],
     )
     store.transact(p, lambda _d: store.Change(result=None, ltm=ltm), now=NOW, lock_timeout=5)
 
