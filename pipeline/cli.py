@@ -94,6 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemtestError as exc:
         _finish(args, report, error=exc)
         return exc.exit_code
+    except OSError as exc:
+        saved = "the answer above was shown, but " if report and report.response else ""
+        where = f": {exc.filename}" if exc.filename else ""
+        print(
+            f"memory-test: error: {exc.strerror or exc}{where}; {saved}this turn was not saved",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("memory-test: interrupted; nothing was saved for this turn", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -132,6 +132,9 @@ def load_settings(
     if urlsplit(base_url).scheme not in ("http", "https"):
         raise ConfigError(f"MEMTEST_BASE_URL={base_url!r} is not an http(s) URL")
     folder = state_dir or text("MEMTEST_STATE_DIR", "") or str(PROJECT_DIR / "state")
+    if Path(folder).expanduser().exists() and not Path(folder).expanduser().is_dir():
+        source_name = "--state-dir" if state_dir else "MEMTEST_STATE_DIR"
+        raise ConfigError(f"{source_name} {folder} is a file, not a folder")
 
     policy = Policy(
         min_confidence=number("MEMTEST_MIN_CONFIDENCE", 0.65, float, 0.0, 1.0),

@@ -218,3 +218,21 @@ def test_help_lists_flags_and_variables() -> None:
         "MOONSHOT_API_KEY",
     ):
         assert text in result.stdout
+
+
+def test_state_dir_that_is_a_file_is_a_usage_error(env: dict[str, str], tmp_path: Path) -> None:
+    """--state-dir naming a file: exit 2 and a message, no traceback."""
+    not_a_folder = tmp_path / "file.txt"
+    not_a_folder.write_text("x")
+    result = run_cli("-i", "hi", "--state-dir", str(not_a_folder), env=env)
+    assert result.returncode == 2
+    assert "is a file, not a folder" in result.stderr
+
+
+def test_os_errors_are_reported_without_a_traceback(env: dict[str, str], state_dir: Path) -> None:
+    """A state file that cannot be read at all (here: a folder) gives a message and exit 1."""
+    (state_dir / "ltm.json").mkdir(parents=True)
+    result = run_cli("-i", "hi", env=env)
+    assert result.returncode == 1
+    assert "ltm.json; this turn was not saved" in result.stderr
+    assert "Traceback" not in result.stderr
