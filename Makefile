@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 
 $(PY):
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[test]' ruff
+	$(PY) -m pip install -q -e '.[test,semantic]' ruff
 
 .PHONY: test lint bench
 test: $(PY)

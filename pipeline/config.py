@@ -36,6 +36,7 @@ class Settings:
     model: str
     state_dir: Path
     thinking: str = "auto"
+    retriever: str = "auto"
     timeout: float = 60.0
     max_attempts: int = 4
     retry_max_seconds: float = 90.0
@@ -49,6 +50,14 @@ class Settings:
     @property
     def endpoint_host(self) -> str:
         return urlsplit(self.base_url).netloc or self.base_url
+
+    def semantic_retrieval(self) -> bool:
+        """Whether turns use embeddings: `auto` means when the semantic extra is installed."""
+        if self.retriever == "auto":
+            from .embeddings import semantic_available
+
+            return semantic_available()
+        return self.retriever == "semantic"
 
     def thinking_disabled(self) -> bool:
         """Whether to send thinking={"type": "disabled"} (only to models that accept it)."""
@@ -64,6 +73,7 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_MODEL": ("model name", DEFAULT_MODEL),
     "MEMTEST_STATE_DIR": ("state folder", "state/ in the project folder"),
     "MEMTEST_THINKING": ("auto, enabled or disabled", "auto"),
+    "MEMTEST_RETRIEVER": ("auto, lexical or semantic", "auto"),
     "MEMTEST_TIMEOUT": ("seconds per HTTP request", "60"),
     "MEMTEST_MAX_ATTEMPTS": ("attempts per LLM call, retries included", "4"),
     "MEMTEST_RETRY_MAX_SECONDS": ("total seconds one LLM call may spend retrying", "90"),
@@ -128,6 +138,9 @@ def load_settings(
     thinking = text("MEMTEST_THINKING", "auto").lower()
     if thinking not in ("auto", "enabled", "disabled"):
         raise ConfigError(f"MEMTEST_THINKING={thinking!r}: use auto, enabled or disabled")
+    retriever = text("MEMTEST_RETRIEVER", "auto").lower()
+    if retriever not in ("auto", "lexical", "semantic"):
+        raise ConfigError(f"MEMTEST_RETRIEVER={retriever!r}: use auto, lexical or semantic")
     base_url = text("MEMTEST_BASE_URL", DEFAULT_BASE_URL).rstrip("/")
     if urlsplit(base_url).scheme not in ("http", "https"):
         raise ConfigError(f"MEMTEST_BASE_URL={base_url!r} is not an http(s) URL")
@@ -148,6 +161,7 @@ def load_settings(
         model=text("MEMTEST_MODEL", DEFAULT_MODEL),
         state_dir=Path(folder).expanduser(),
         thinking=thinking,
+        retriever=retriever,
         timeout=number("MEMTEST_TIMEOUT", 60.0, float, 0.1, 3600.0),
         max_attempts=number("MEMTEST_MAX_ATTEMPTS", 4, int, 1, 20),
         retry_max_seconds=number("MEMTEST_RETRY_MAX_SECONDS", 90.0, float, 0.0, 3600.0),

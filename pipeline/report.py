@@ -27,6 +27,8 @@ class TurnReport:
     response: str = ""
     memory_count: int = 0
     used: list[Retrieved] = field(default_factory=list)
+    selection_mode: str = ""
+    retrieval_notes: list[str] = field(default_factory=list)
     memory_step: str = "not run"
     memory_step_note: str = ""
     reflection_errors: list[str] = field(default_factory=list)
@@ -65,6 +67,7 @@ class TurnReport:
             "dry_run": self.dry_run,
             "model": self.model,
             "endpoint": self.endpoint,
+            "selection_mode": self.selection_mode,
             "memories_used": [
                 {
                     "id": r.memory.id,
@@ -73,6 +76,7 @@ class TurnReport:
                     "type": r.memory.type,
                     "confidence": r.memory.confidence,
                     "score": r.score,
+                    "cosine": r.semantic,
                     "why": r.why,
                 }
                 for r in self.used
@@ -107,7 +111,11 @@ class TurnReport:
         ]
         lines.extend(f"warning: {w}" for w in self.warnings)
 
-        lines.append(f"retrieval: {len(self.used)} of {self.memory_count} memories in the prompt")
+        lines.append(
+            f"retrieval: {len(self.used)} of {self.memory_count} memories in the prompt · "
+            f"selection {self.selection_mode or '-'}"
+            + "".join(f" · {note}" for note in self.retrieval_notes)
+        )
         for r in self.used:
             lines.append(
                 f"  {r.alias}={r.memory.id} score {r.score:.3f} "

@@ -18,12 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import LockTimeout, StateError
 from .models import SCHEMA_VERSION, LtmFile, SessionFile
+
+if TYPE_CHECKING:
+    import numpy as np
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -48,6 +51,10 @@ class StatePaths:
     @property
     def archive(self) -> Path:
         return self.root / "sessions"
+
+    @property
+    def vectors(self) -> Path:
+        return self.root / "ltm.vectors.npz"
 
     @property
     def lock(self) -> Path:
@@ -301,3 +308,52 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# --- The semantic vector cache ------------------------------------------------------------
+
+
+def read_vectors(paths: StatePaths, model_id: str) -> dict[str, np.ndarray]:
+    """Cached vectors by content key; empty if missing, unreadable or from another model.
+
+    The cache is derived data: an unreadable one is simply rebuilt, never trusted.
+    """
+    import numpy as np
+
+    try:
+        with np.load(paths.vectors, allow_pickle=False) as data:
+            if str(data["model_id"]) != model_id:
+                return {}
+            return dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def write_vectors(
+    paths: StatePaths, vectors: dict[str, np.ndarray], model_id: str, *, lock_timeout: float
+) -> None:
+    """Replace the cache atomically under the lock (a busy lock just skips the write)."""
+    import numpy as np
+    from filelock import FileLock, Timeout
+
+    ensure_folder(paths)
+    keys = sorted(vectors)
+    matrix = np.stack([vectors[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
+    try:
+        with FileLock(paths.lock, timeout=lock_timeout):
+            fd, tmp = tempfile.mkstemp(dir=paths.root, prefix=".ltm.vectors.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    np.savez(
+                        handle, keys=np.array(keys), vectors=matrix, model_id=np.array(model_id)
+                    )
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, paths.vectors)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+                raise
+            _fsync_dir(paths.root)
+    except Timeout:
+        return

@@ -16,7 +16,7 @@ from .models import CandidateIn, GateResult, RevisionIn, SessionFile
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
-from .retrieval import Retrieved, retrieve_relevant
+from .retrieval import Retrieved, Retriever, retrieve_relevant
 from .session import Fold, Recorded, leaving_turns, new_session, new_turn_id, record_turn
 
 RETRIEVAL_HISTORY_TURNS = 2
@@ -58,7 +58,16 @@ def run_turn(
         state = store.load(paths, now=started, quarantine_ltm=not dry_run)
     session = open_session(state, report, start_new=start_new_session, now=started)
     with report.stage("retrieve"):
-        used = report.used = retrieve_for_turn(state, session, user_input, settings)
+        retriever = build_retriever(settings)
+        used = report.used = retrieve_for_turn(
+            state,
+            session,
+            user_input,
+            settings=settings,
+            paths=paths,
+            retriever=retriever,
+            report=report,
+        )
     with report.stage("answer"):
         answer = report.response = respond(model, used, session, user_input, report)
     answered = clock()
@@ -94,6 +103,7 @@ def run_turn(
     )
     with report.stage("commit"):
         commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock(), known=state)
+        embed_written(paths, settings, retriever, report)
     return report
 
 
@@ -118,19 +128,72 @@ def open_session(
     return session
 
 
+def build_retriever(settings: Settings) -> Retriever:
+    """Lexical, or semantic when configured (MEMTEST_RETRIEVER) and installed."""
+    return Retriever.create(semantic=settings.semantic_retrieval())
+
+
 def retrieve_for_turn(
-    state: store.Snapshot, session: SessionFile, user_input: str, settings: Settings
+    state: store.Snapshot,
+    session: SessionFile,
+    user_input: str,
+    *,
+    settings: Settings,
+    paths: store.StatePaths,
+    retriever: Retriever,
+    report: TurnReport,
 ) -> list[Retrieved]:
-    """Memories for this input, with the last user turns as context for follow-ups."""
+    """Memories for this input, with the last user turns as context for follow-ups.
+
+    With embeddings, vectors come from the cache beside ltm.json; missing ones (a memory
+    written by an older version, or a lost cache) are embedded now and saved.
+    """
+    memories = state.ltm.memories
+    vectors = None
+    if retriever.embedder is not None:
+        from .embeddings import vectors_for
+
+        model_id = retriever.embedder.model_id
+        cache = store.read_vectors(paths, model_id)
+        vectors, current, embedded = vectors_for(
+            [m.content for m in memories], retriever.embedder, cache
+        )
+        if embedded or current.keys() != cache.keys():
+            store.write_vectors(paths, current, model_id, lock_timeout=settings.lock_timeout)
+        report.retrieval_notes.append(
+            f"vectors: {len(current) - embedded} cached, {embedded} embedded now"
+        )
     earlier = [m.content for m in session.messages if m.role == "user"]
-    return retrieve_relevant(
-        state.ltm.memories,
+    retrieval = retrieve_relevant(
+        memories,
         query=user_input,
         history=earlier[-RETRIEVAL_HISTORY_TURNS:],
         min_confidence=settings.policy.min_confidence,
         token_budget=settings.memory_token_budget,
         max_items=settings.memory_max_items,
+        retriever=retriever,
+        vectors=vectors,
     )
+    report.selection_mode = retrieval.selection_mode
+    return retrieval.used
+
+
+def embed_written(
+    paths: store.StatePaths, settings: Settings, retriever: Retriever, report: TurnReport
+) -> None:
+    """Embed the memories this turn created or revised, so the next turn finds them cached."""
+    if retriever.embedder is None:
+        return
+    texts = [w["content"] for w in report.writes if w["event"] == "created"]
+    texts += [w["after"]["content"] for w in report.writes if w["event"] == "revised"]
+    if not texts:
+        return
+    from .embeddings import vectors_for
+
+    model_id = retriever.embedder.model_id
+    cache = store.read_vectors(paths, model_id)
+    _, added, _ = vectors_for(texts, retriever.embedder, cache)
+    store.write_vectors(paths, {**cache, **added}, model_id, lock_timeout=settings.lock_timeout)
 
 
 def respond(

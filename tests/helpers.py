@@ -23,6 +23,7 @@ def turn_env(server: ScriptedLLM, state_dir: Path, **extra: str) -> dict[str, st
         "MEMTEST_STATE_DIR": str(state_dir),
         "MEMTEST_RETRY_MAX_WAIT": "0",
         "MEMTEST_TIMEOUT": "5",
+        "MEMTEST_RETRIEVER": "lexical",
         "MEMTEST_ENV_FILE": os.environ["MEMTEST_ENV_FILE"],
         **extra,
     }

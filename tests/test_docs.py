@@ -28,7 +28,7 @@ def test_every_flag_is_in_the_readme() -> None:
 def test_ci_runs_the_readme_test_command() -> None:
     """.ci/run runs exactly the test command the README gives."""
     command = (
-        "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' "
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test,semantic]' "
         "&& python -m pytest"
     )
     assert command in README

@@ -44,7 +44,7 @@ def used():
         min_confidence=0.65,
         token_budget=1500,
         max_items=40,
-    )
+    ).used
 
 
 def test_answer_prompt_snapshot() -> None:

@@ -1,8 +1,12 @@
-"""Retrieval: lexical relevance plus confidence, deterministic, inside a token budget."""
+"""Retrieval: BM25 by hand, selection modes and fallback, determinism, the token budget."""
 
 from __future__ import annotations
 
-from pipeline.retrieval import retrieve_relevant
+import math
+
+import pytest
+
+from pipeline.retrieval import Retriever, bm25_scores, retrieve_relevant
 from tests.strategies import memory
 
 STORE = [
@@ -25,7 +29,7 @@ def run(query: str, store=STORE, history=(), budget: int = 1500, max_items: int 
         min_confidence=0.65,
         token_budget=budget,
         max_items=max_items,
-    )
+    ).used
 
 
 def test_most_relevant_memory_comes_first() -> None:
@@ -80,3 +84,52 @@ def test_budget_caps_the_context_however_large_the_store() -> None:
 def test_count_cap() -> None:
     """max_items limits how many memories are shown."""
     assert len(run("user", max_items=2)) == 2
+
+
+def test_bm25_matches_a_hand_computed_value() -> None:
+    """Two docs, one query term: the score is the textbook formula, worked out by hand."""
+    docs = [("tea", "green", "tea"), ("coffee",)]
+    scores, matched = bm25_scores({"tea": 1.0}, docs)
+    # N=2, df=1: idf = ln(1 + (2-1+0.5)/(1+0.5)) = ln 2; avg len 2, doc len 3, tf 2.
+    expected = math.log(2) * 2 * 2.2 / (2 + 1.2 * (1 - 0.75 + 0.75 * 3 / 2))
+    assert scores[0] == pytest.approx(expected)
+    assert scores[1] == 0.0
+    assert matched == [("tea",), ()]
+
+
+def test_query_weights_scale_the_score() -> None:
+    """A history term (weight 0.5) counts half as much as the same term in the input."""
+    docs = [("tea",), ("jazz",), ("chess",)]
+    full, _ = bm25_scores({"tea": 1.0}, docs)
+    half, _ = bm25_scores({"tea": 0.5}, docs)
+    assert half[0] == pytest.approx(full[0] / 2)
+
+
+def mode(query: str, store=STORE) -> str:
+    return Retriever().index(store).rank(query).selection_mode
+
+
+def test_selection_modes_without_embeddings() -> None:
+    """Shared words: lexical. No shared words: type priority. A memory id: exact_id."""
+    assert mode("peanuts") == "lexical"
+    assert mode("quantum chromodynamics") == "priority"
+    assert mode("what is mem_0004 about?") == "exact_id"
+
+
+def test_exact_id_puts_that_memory_first() -> None:
+    """Naming a memory id ranks that memory first."""
+    ranking = Retriever().index(STORE).rank("show me mem_0003")
+    assert ranking.scored[0].memory.id == "mem_0003"
+
+
+def test_priority_fallback_is_deterministic_and_puts_boundaries_first() -> None:
+    """With nothing to match, boundaries and identity come first, then by confidence."""
+    store = [
+        memory("mem_0001", "User plays chess", type="habit"),
+        memory("mem_0002", "Never discuss the user's divorce", type="boundary", confidence=0.7),
+        memory("mem_0003", "User is a nurse", type="identity"),
+        memory("mem_0004", "User likes tea", type="preference", confidence=0.95),
+    ]
+    first = [s.memory.id for s in Retriever().index(store).rank("xyzzy").scored]
+    again = [s.memory.id for s in Retriever().index(list(reversed(store))).rank("xyzzy").scored]
+    assert first == again == ["mem_0002", "mem_0003", "mem_0004", "mem_0001"]

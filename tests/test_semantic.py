@@ -1,0 +1,153 @@
+"""The semantic extra: embeddings, the blend, the confidence gate, the vector cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipeline import store
+from pipeline.embeddings import Embedder, content_key, semantic_available, vectors_for
+from pipeline.retrieval import Retriever
+from pipeline.text import terms
+from tests.helpers import candidate, make_settings, reflection, run_cli, turn_env
+from tests.llm_server import ScriptedLLM
+from tests.strategies import memory
+
+pytestmark = pytest.mark.skipif(
+    not semantic_available(), reason="needs the semantic extra: pip install -e '.[semantic]'"
+)
+
+STORE = [
+    memory("mem_0001", "User is allergic to peanuts"),
+    memory("mem_0002", "User plays the cello in an orchestra"),
+    memory("mem_0003", "User's sister Ana lives in Lisbon"),
+    memory("mem_0004", "User works as a night-shift nurse"),
+]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def test_vectors_are_unit_length_and_batch_independent(embedder: Embedder) -> None:
+    """384 dimensions, L2-normalised, the same whether embedded alone or in a batch."""
+    texts = ["A man is eating food.", "A man is eating a piece of bread.", "短句"]
+    batch = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    assert batch.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(batch, alone, atol=1e-5)
+
+
+def test_similar_sentences_score_higher(embedder: Embedder) -> None:
+    """A paraphrase is closer than an unrelated sentence (all-MiniLM-L6-v2's known values)."""
+    v = embedder.embed(
+        [
+            "A man is eating food.",
+            "A man is eating a piece of bread.",
+            "The girl is carrying a baby.",
+        ]
+    )
+    assert v[0] @ v[1] > 0.7
+    assert v[0] @ v[2] < 0.1
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What city is my sibling in?", "mem_0003"),
+        ("which musical instrument do I practise?", "mem_0002"),
+        ("which nuts should I avoid?", "mem_0001"),
+    ],
+)
+def test_paraphrases_are_found_without_shared_words(
+    embedder: Embedder, query: str, expected: str
+) -> None:
+    """Queries that share no word with their memory still rank it first, by meaning."""
+    assert not set(terms(query)) & {t for m in STORE for t in terms(m.content)}
+    ranking = Retriever(embedder).index(STORE).rank(query)
+    assert ranking.selection_mode == "semantic"
+    assert ranking.scored[0].memory.id == expected
+
+
+def test_unrelated_query_falls_back_deterministically(embedder: Embedder) -> None:
+    """Low best cosine: the embeddings cannot decide, so the priority fallback orders."""
+    ranking = Retriever(embedder).index(STORE).rank("quantum chromodynamics lecture notes")
+    assert ranking.selection_mode == "fallback_priority"
+    again = (
+        Retriever(embedder)
+        .index(list(reversed(STORE)))
+        .rank("quantum chromodynamics lecture notes")
+    )
+    assert [s.memory.id for s in ranking.scored] == [s.memory.id for s in again.scored]
+
+
+def test_low_semantic_with_shared_words_falls_back_to_lexical(embedder: Embedder) -> None:
+    """A weak semantic match but a shared rare word: lexical order decides."""
+    ranking = Retriever(embedder).index(STORE).rank("orchestra")
+    assert ranking.selection_mode in ("semantic", "fallback_lexical")
+    assert ranking.scored[0].memory.id == "mem_0002"
+
+
+def test_cache_is_reused_and_invalidated_when_content_changes(embedder: Embedder) -> None:
+    """Known texts are not embedded again; a changed text gets a new vector, the old goes."""
+    texts = [m.content for m in STORE]
+    _, cache, embedded = vectors_for(texts, embedder, {})
+    assert embedded == 4
+    _, again, embedded = vectors_for(texts, embedder, cache)
+    assert embedded == 0
+    assert again.keys() == cache.keys()
+    changed = [*texts[:3], "User works as a day-shift nurse"]
+    matrix, updated, embedded = vectors_for(changed, embedder, cache)
+    assert embedded == 1
+    assert content_key(texts[3]) not in updated
+    assert np.allclose(matrix[3], embedder.embed([changed[3]])[0], atol=1e-5)
+
+
+def test_vector_file_round_trips_and_bad_files_are_rebuilt(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The cache file holds what was written; a corrupt or foreign one reads as empty."""
+    paths = store.StatePaths(tmp_path / "state")
+    _, cache, _ = vectors_for(["User likes tea"], embedder, {})
+    store.write_vectors(paths, cache, embedder.model_id, lock_timeout=5)
+    loaded = store.read_vectors(paths, embedder.model_id)
+    assert loaded.keys() == cache.keys()
+    assert store.read_vectors(paths, "another-model") == {}
+    paths.vectors.write_bytes(b"not a zip file")
+    assert store.read_vectors(paths, embedder.model_id) == {}
+
+
+def test_semantic_turn_embeds_what_it_writes(llm: ScriptedLLM, state_dir: Path) -> None:
+    """A written memory is embedded at once; the next turn finds it by meaning."""
+    settings = make_settings(llm, state_dir, MEMTEST_RETRIEVER="semantic")
+    from pipeline.turn import run_turn
+
+    llm.reply("Noted.").reply(reflection(candidate("User plays the cello in an orchestra")))
+    run_turn("I play cello in the city orchestra", settings)
+    cached = store.read_vectors(store.StatePaths(state_dir), Embedder.model_id)
+    assert content_key("User plays the cello in an orchestra") in cached
+
+    llm.reply("The cello.").reply(reflection())
+    report = run_turn("which musical instrument do I practise?", settings)
+    assert report.selection_mode == "semantic"
+    assert report.used[0].memory.content == "User plays the cello in an orchestra"
+    assert "0 embedded now" in report.retrieval_notes[0]
+
+
+def test_cli_trace_and_json_report_selection_mode(llm: ScriptedLLM, state_dir: Path) -> None:
+    """--json carries selection_mode and each memory's cosine."""
+    env = turn_env(llm, state_dir, MEMTEST_RETRIEVER="semantic")
+    llm.reply("ok").reply(
+        reflection(candidate("User's sister Ana lives in Lisbon", type="relationship"))
+    )
+    assert run_cli("-i", "my sister Ana lives in Lisbon", env=env).returncode == 0
+    llm.reply("Lisbon.").reply(reflection())
+    result = run_cli("-i", "What city is my sibling in?", "--json", env=env)
+    payload = json.loads(result.stdout)
+    assert payload["selection_mode"] == "semantic"
+    assert payload["memories_used"][0]["cosine"] > 0.3
