@@ -44,7 +44,7 @@ class Question:
 
 
 def normalise_evidence(items: list[str]) -> set[str]:
-    """"D8:6; D9:17" -> {"D8:6", "D9:17"}; "D:11:26" -> {"D11:26"}; "D30:05" -> {"D30:5"}."""
+    """ "D8:6; D9:17" -> {"D8:6", "D9:17"}; "D:11:26" -> {"D11:26"}; "D30:05" -> {"D30:5"}."""
     out = set()
     for item in items:
         for match in _EVIDENCE.finditer(item):
@@ -62,8 +62,15 @@ def questions(sample: dict[str, Any]) -> list[Question]:
 
 
 def _memory(doc_id: str, index: int, content: str) -> Memory:
-    return Memory(id=f"{doc_id}#{index}", type="relationship", subject="other", content=content,
-                  confidence=1.0, created_at=EPOCH, last_reinforced=EPOCH)
+    return Memory(
+        id=f"{doc_id}#{index}",
+        type="relationship",
+        subject="other",
+        content=content,
+        confidence=1.0,
+        created_at=EPOCH,
+        last_reinforced=EPOCH,
+    )
 
 
 def sessions(conversation: dict[str, Any]) -> Iterator[tuple[int, str, list[dict[str, Any]]]]:
@@ -107,7 +114,7 @@ def evaluate(samples: list[dict[str, Any]], setting: str, retriever: Retriever) 
         memories = turn_memories(sample) if setting == "turns" else observation_memories(sample)
         index = retriever.index(memories)
         for q in questions(sample):
-            ranking = index.rank(q.text)
+            ranking = index.rank(q.text, limit=10)
             modes[ranking.selection_mode] += 1
             cited = [set(s.memory.id.split("#")[0].split("|")) for s in ranking.scored[:10]]
             first = next((i for i, ids in enumerate(cited) if ids & q.evidence), None)
@@ -117,18 +124,27 @@ def evaluate(samples: list[dict[str, Any]], setting: str, retriever: Retriever) 
                 hits10[q.category] += 1
                 hits5[q.category] += first < 5
     total = sum(count.values())
-    rows = {CATEGORIES[c]: (count[c], hits5[c] / count[c], hits10[c] / count[c], rr[c] / count[c])
-            for c in sorted(count)}
-    rows["overall"] = (total, sum(hits5.values()) / total, sum(hits10.values()) / total,
-                       sum(rr.values()) / total)
+    rows = {
+        CATEGORIES[c]: (count[c], hits5[c] / count[c], hits10[c] / count[c], rr[c] / count[c])
+        for c in sorted(count)
+    }
+    rows["overall"] = (
+        total,
+        sum(hits5.values()) / total,
+        sum(hits10.values()) / total,
+        sum(rr.values()) / total,
+    )
     return {"rows": rows, "seconds": time.perf_counter() - started, "modes": dict(modes)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, type=Path, help="path to locomo10.json")
-    parser.add_argument("--semantic", action="store_true",
-                        help="use the semantic extra (pip install -e '.[semantic]')")
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="use the semantic extra (pip install -e '.[semantic]')",
+    )
     parser.add_argument("--setting", choices=["turns", "observations", "both"], default="both")
     args = parser.parse_args()
     samples = json.loads(args.data.read_text(encoding="utf-8"))

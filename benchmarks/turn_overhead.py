@@ -1,8 +1,9 @@
-"""Time a turn spends outside the LLM, at 0, 1,000 and 10,000 memories.
+"""Time a turn spends outside the LLM, by store size and retriever, and its peak memory.
 
-Runs real turns (real openai client, real HTTP, real files) against a local scripted server
-that answers instantly, and prints per-stage times, the time outside the two LLM calls,
-and the tokens of long-term memory context the answer prompt carried.
+Runs real turns (real openai client, real HTTP, real files) against a local scripted
+server that answers instantly. Each measured turn runs in a fresh process, as a CLI turn
+does; times are taken inside it, after the interpreter has started and the modules are
+imported, and exclude the two LLM round trips. Peak memory is the worker's max RSS.
 
     python benchmarks/turn_overhead.py [--turns 5] [--sizes 0 1000 10000]
 """
@@ -10,6 +11,8 @@ and the tokens of long-term memory context the answer prompt carried.
 from __future__ import annotations
 
 import argparse
+import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -21,11 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline import gate, store, text  # noqa: E402
-from pipeline.config import load_settings  # noqa: E402
-from pipeline.llm import ChatModel  # noqa: E402
-from pipeline.models import HistoryEntry, LtmFile, Memory  # noqa: E402
-from pipeline.turn import run_turn  # noqa: E402
+from pipeline import store  # noqa: E402
+from pipeline.models import LtmFile, Memory  # noqa: E402
 from tests.helpers import candidate, reflection  # noqa: E402
 from tests.llm_server import ScriptedLLM, Step, is_reflection, reply_step  # noqa: E402
 
@@ -71,14 +71,6 @@ def synthetic_store(size: int, now: datetime) -> LtmFile:
                 created_at=at,
                 last_reinforced=at,
                 source_turn_id=f"t-{i}",
-                history=[
-                    HistoryEntry(
-                        at=at,
-                        event="created",
-                        turn_id=f"t-{i}",
-                        after={"content": content, "confidence": 0.8},
-                    )
-                ],
             )
         )
     return LtmFile(next_seq=size + 1, memories=memories)
@@ -94,26 +86,63 @@ def instant(request: dict) -> Step:
     return reply_step("An instant answer.")
 
 
-def cold_caches() -> None:
-    """Each CLI turn is a new process: start every measured turn with empty caches."""
-    text._terms.cache_clear()
-    text.stem.cache_clear()
-    gate._fingerprint.cache_clear()
+def worker(state: str, url: str, retriever: str, text: str) -> None:
+    """One measured turn in this fresh process; prints its numbers as JSON."""
+    started = time.perf_counter()
+    from pipeline.config import load_settings
+    from pipeline.llm import ChatModel
+    from pipeline.turn import run_turn
 
-
-def bench_size(size: int, turns: int) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as tmp, ScriptedLLM(responder=instant) as server:
-        state = Path(tmp) / "state"
-        (Path(tmp) / "none.env").write_text("")
-        settings = load_settings(
-            environ={
-                "MOONSHOT_API_KEY": "sk-bench",
-                "MEMTEST_BASE_URL": server.url,
-                "MEMTEST_STATE_DIR": str(state),
-                "MEMTEST_ENV_FILE": str(Path(tmp) / "none.env"),
-                "MEMTEST_MAX_PER_DAY": "10000",
+    settings = load_settings(
+        environ={
+            "MOONSHOT_API_KEY": "sk-bench",
+            "MEMTEST_BASE_URL": url,
+            "MEMTEST_STATE_DIR": state,
+            "MEMTEST_ENV_FILE": str(Path(state).parent / "empty.env"),
+            "MEMTEST_MAX_PER_DAY": "10000",
+            "MEMTEST_RETRIEVER": retriever,
+        }
+    )
+    if retriever == "semantic":  # the extra's imports are start-up, not turn time
+        import numpy  # noqa: F401
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+    with ChatModel(settings) as model:  # imports openai: start-up, not turn time
+        imports = time.perf_counter() - started
+        t0 = time.perf_counter()
+        report = run_turn(text, settings, model=model)
+        total = time.perf_counter() - t0
+    llm = (report.timings_ms["answer"] + report.timings_ms["reflect"]) / 1000
+    print(
+        json.dumps(
+            {
+                "imports": imports * 1000,
+                "outside": (total - llm) * 1000,
+                **report.timings_ms,
+                "context_tokens": sum(r.tokens for r in report.used),
+                "used": len(report.used),
+                "mode": report.selection_mode,
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             }
         )
+    )
+
+
+def run_worker(state: Path, url: str, retriever: str, text: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", str(state), url, retriever, text],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench(size: int, retriever: str, turns: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp, ScriptedLLM(responder=instant) as server:
+        state = Path(tmp) / "state"
+        (Path(tmp) / "empty.env").write_text("")
         paths = store.StatePaths(state)
         ltm = synthetic_store(size, datetime.now(UTC))
         store.transact(
@@ -123,72 +152,50 @@ def bench_size(size: int, turns: int) -> dict[str, float]:
             lock_timeout=30,
         )
         file_kb = paths.ltm.stat().st_size / 1024 if paths.ltm.exists() else 0.0
-        model = ChatModel(settings)
-        run_turn("warm-up: what tea do I like?", settings, model=model)
-        rows = []
-        for n in range(turns):
-            cold_caches()
-            started = time.perf_counter()
-            report = run_turn(
-                f"what tea should I buy for my chess evening {n}?", settings, model=model
+        # The warm-up turn builds the vector cache, as the first semantic turn on an old
+        # store would; measured turns then see the steady state.
+        run_worker(state, server.url, retriever, "warm-up: what tea do I like?")
+        rows = [
+            run_worker(
+                state, server.url, retriever, f"what tea should I buy for my chess evening {n}?"
             )
-            total = (time.perf_counter() - started) * 1000
-            llm = report.timings_ms["answer"] + report.timings_ms["reflect"]
-            rows.append(
-                {
-                    **report.timings_ms,
-                    "total": total,
-                    "outside": total - llm,
-                    "context_tokens": sum(r.tokens for r in report.used),
-                    "used": len(report.used),
-                }
-            )
-    result = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+            for n in range(turns)
+        ]
+    result = {key: statistics.median(row[key] for row in rows) for key in rows[0] if key != "mode"}
     result["file_kb"] = file_kb
+    result["mode"] = rows[-1]["mode"]
     return result
 
 
-def cli_start_ms() -> tuple[float, float]:
-    """Median wall time of `--help` (no openai import) and of importing openai, in ms."""
-
-    def run(args: list[str]) -> float:
-        started = time.perf_counter()
-        subprocess.run([sys.executable, *args], check=True, capture_output=True, cwd=ROOT)
-        return (time.perf_counter() - started) * 1000
-
-    helps = [run(["memory_test.py", "--help"]) for _ in range(5)]
-    imports = [run(["-c", "import openai"]) for _ in range(5)]
-    return statistics.median(helps), statistics.median(imports)
-
-
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker(*sys.argv[2:6])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 1000, 10_000])
     args = parser.parse_args()
+    from pipeline.embeddings import semantic_available
 
+    retrievers = ["lexical", "semantic"] if semantic_available() else ["lexical"]
     print(
-        f"turn overhead, median of {args.turns} turns per size, caches cold as in a new process"
-        " (ms; LLM = instant local server)"
+        f"median of {args.turns} turns, each in a fresh process (ms; LLM = instant local "
+        "server; 'outside LLM' excludes interpreter start and imports)"
     )
-    header = (
-        f"{'memories':>9} {'ltm KB':>8} {'load':>7} {'retrieve':>8} {'gate':>6} "
-        f"{'commit':>7} {'LLM http':>8} {'outside LLM':>11} {'ctx tokens':>10} "
-        f"{'in prompt':>9}"
+    print(
+        f"{'memories':>8} {'retriever':>9} {'ltm KB':>7} {'load':>6} {'retrieve':>8} "
+        f"{'gate':>6} {'commit':>7} {'outside LLM':>11} {'imports':>7} {'peak MB':>7} "
+        f"{'ctx tokens':>10} {'in prompt':>9}"
     )
-    print(header)
     for size in args.sizes:
-        r = bench_size(size, args.turns)
-        print(
-            f"{size:>9} {r['file_kb']:>8.0f} {r['load']:>7.1f} {r['retrieve']:>8.1f} "
-            f"{r['gate']:>6.1f} {r['commit']:>7.1f} {r['answer'] + r['reflect']:>8.1f} "
-            f"{r['outside']:>11.1f} {r['context_tokens']:>10.0f} {r['used']:>9.0f}"
-        )
-    help_ms, openai_ms = cli_start_ms()
-    print(
-        f"process start: `memory_test.py --help` {help_ms:.0f} ms; `import openai` alone "
-        f"{openai_ms:.0f} ms (paid only by turns)"
-    )
+        for retriever in retrievers:
+            r = bench(size, retriever, args.turns)
+            print(
+                f"{size:>8} {retriever:>9} {r['file_kb']:>7.0f} {r['load']:>6.1f} "
+                f"{r['retrieve']:>8.1f} {r['gate']:>6.1f} {r['commit']:>7.1f} "
+                f"{r['outside']:>11.1f} {r['imports']:>7.0f} {r['peak_mb']:>7.0f} "
+                f"{r['context_tokens']:>10.0f} {r['used']:>9.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from .models import CandidateIn, GateResult, HistoryEntry, LtmFile, Memory, RevisionIn
+
+
+@dataclass
+class Applied:
+    """The decisions with created ids filled in, what was written, and its history lines."""
+
+    result: GateResult
+    writes: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
 
 
 def apply_decisions(
@@ -18,12 +27,12 @@ def apply_decisions(
     *,
     turn_id: str,
     now: datetime,
-) -> tuple[GateResult, list[dict[str, Any]]]:
-    """Update `ltm` from the decisions; return them with created ids filled in.
+) -> Applied:
+    """Update `ltm` from the decisions; every change gets a history line.
 
     `ltm` and its list change in place, but a changed memory is replaced by an updated
     copy, so Memory objects held elsewhere (e.g. what the turn retrieved) keep the values
-    they had. The second value lists what was written, one entry per change.
+    they had.
     """
     by_id = {m.id: m for m in ltm.memories}
     position = {m.id: i for i, m in enumerate(ltm.memories)}
@@ -38,6 +47,7 @@ def apply_decisions(
         return fresh
 
     copied: set[str] = set()
+    history: list[HistoryEntry] = []
     writes: list[dict[str, Any]] = []
     decided = []
     for decision, candidate in zip(result.candidates, candidates, strict=True):
@@ -45,6 +55,16 @@ def apply_decisions(
             memory = _create(ltm, candidate, turn_id=turn_id, now=now)
             by_id[memory.id] = memory
             copied.add(memory.id)
+            history.append(
+                HistoryEntry(
+                    memory_id=memory.id,
+                    at=now,
+                    event="created",
+                    turn_id=turn_id,
+                    reason=candidate.reason,
+                    after={"content": memory.content, "confidence": memory.confidence},
+                )
+            )
             writes.append({"event": "created", "memory_id": memory.id, "content": memory.content})
             decision = replace(decision, memory_id=memory.id)
         elif decision.verdict == "merged" and decision.memory_id is not None:
@@ -54,8 +74,9 @@ def apply_decisions(
             memory.last_reinforced = now
             memory.confidence = max(memory.confidence, candidate.confidence)
             event = "reinforced" if candidate.action == "reinforce" else "merged"
-            memory.history.append(
+            history.append(
                 HistoryEntry(
+                    memory_id=memory.id,
                     at=now,
                     event=event,
                     turn_id=turn_id,
@@ -80,8 +101,9 @@ def apply_decisions(
         if revision.new_confidence is not None:
             memory.confidence = revision.new_confidence
         after = {"content": memory.content, "confidence": memory.confidence}
-        memory.history.append(
+        history.append(
             HistoryEntry(
+                memory_id=memory.id,
                 at=now,
                 event=event,
                 turn_id=turn_id,
@@ -92,7 +114,9 @@ def apply_decisions(
         )
         writes.append({"event": event, "memory_id": memory.id, "before": before, "after": after})
 
-    return GateResult(candidates=decided, revisions=list(result.revisions)), writes
+    return Applied(
+        GateResult(candidates=decided, revisions=list(result.revisions)), writes, history
+    )
 
 
 def _create(ltm: LtmFile, candidate: CandidateIn, *, turn_id: str, now: datetime) -> Memory:
@@ -112,15 +136,6 @@ def _create(ltm: LtmFile, candidate: CandidateIn, *, turn_id: str, now: datetime
         last_reinforced=now,
         hit_count=1,
         source_turn_id=turn_id,
-        history=[
-            HistoryEntry(
-                at=now,
-                event="created",
-                turn_id=turn_id,
-                reason=candidate.reason,
-                after={"content": content, "confidence": candidate.confidence},
-            )
-        ],
     )
     ltm.memories.append(memory)
     return memory

@@ -8,6 +8,7 @@ against what is on disk at commit time.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -271,6 +272,30 @@ def _fingerprint(text: str) -> _Fingerprint:
     return _Fingerprint.compute(text)
 
 
+class _StoredFacts:
+    """The store's memories, searched for the same fact without fingerprinting them all.
+
+    Two texts can only be the same fact if they share at least NEAR_DUPLICATE_JACCARD of
+    the candidate's terms (Jaccard >= j means |A & B| >= j * |A | B| >= j * |A|), so a
+    cheap overlap count over cached terms skips almost every memory.
+    """
+
+    def __init__(self, memories: Sequence[Memory]) -> None:
+        self.items = [(m.id, m.content) for m in memories]
+
+    def find(self, fingerprint: _Fingerprint, *, exclude: str | None = None) -> str | None:
+        if not fingerprint.terms:
+            return None  # a text with no terms is the same fact as nothing
+        need = math.ceil(NEAR_DUPLICATE_JACCARD * len(fingerprint.terms) - 1e-9)
+        wanted = fingerprint.terms
+        for memory_id, content in self.items:
+            if memory_id == exclude or len(wanted.intersection(terms(content))) < need:
+                continue
+            if _Fingerprint.of(content).same_fact(fingerprint):
+                return memory_id
+        return None
+
+
 def is_duplicate(a: str, b: str) -> bool:
     """True when two memory texts state the same fact (the gate's duplicate rule)."""
     return _Fingerprint.of(a).same_fact(_Fingerprint.of(b))
@@ -297,7 +322,7 @@ def gate(
     the strongest; decisions come back in input order.
     """
     by_id = {m.id: m for m in memories}
-    stored = [(m.id, _Fingerprint.of(m.content)) for m in memories]
+    stored = _StoredFacts(memories)
     created_last_day = sum(1 for m in memories if now - m.created_at < timedelta(days=1))
     allowed = max(0, min(policy.max_per_turn, policy.max_per_day - created_last_day))
 
@@ -342,7 +367,7 @@ def gate(
                 continue
         fingerprint = _Fingerprint.of(c.content)
         if target is None:
-            target = next((mid for mid, fp in stored if fp.same_fact(fingerprint)), None)
+            target = stored.find(fingerprint)
         if target is not None:
             if target in merged_ids:
                 decide("rejected", "duplicate", f"{target} already reinforced in this turn")
@@ -400,7 +425,7 @@ def _decide_revisions(
     revisions: Sequence[RevisionIn],
     by_id: Mapping[str, Memory],
     *,
-    stored: Sequence[tuple[str, _Fingerprint]],
+    stored: _StoredFacts,
     created: Sequence[_Fingerprint],
     aliases: Mapping[str, str],
     policy: Policy,
@@ -446,7 +471,7 @@ def _judge_revision(
     memory: Memory,
     *,
     fingerprint: _Fingerprint | None,
-    stored: Sequence[tuple[str, _Fingerprint]],
+    stored: _StoredFacts,
     new_texts: Sequence[_Fingerprint],
     revised: set[str],
     policy: Policy,
@@ -458,9 +483,7 @@ def _judge_revision(
         screen = screen_content(r.new_content, policy)
         if screen:
             return "rejected", screen.reason, screen.detail
-        clash = next(
-            (mid for mid, fp in stored if mid != memory.id and fp.same_fact(fingerprint)), None
-        )
+        clash = stored.find(fingerprint, exclude=memory.id)
         if clash:
             return "rejected", "duplicate", f"would repeat {clash}"
         if any(fp.same_fact(fingerprint) for fp in new_texts):

@@ -45,6 +45,9 @@ class _StateModel(BaseModel):
 
 
 class HistoryEntry(_StateModel):
+    """One change to one memory: a line of ltm.history.jsonl."""
+
+    memory_id: str
     at: datetime
     event: str
     turn_id: str | None = None
@@ -66,7 +69,6 @@ class Memory(_StateModel):
     last_reinforced: datetime
     hit_count: int = 1
     source_turn_id: str | None = None
-    history: list[HistoryEntry] = Field(default_factory=list)
 
     _utc = field_validator("created_at", "last_reinforced")(as_utc)
 
@@ -74,6 +76,9 @@ class Memory(_StateModel):
 class LtmFile(_StateModel):
     schema_version: int = SCHEMA_VERSION
     next_seq: int = 1
+    # How much of ltm.history.jsonl belongs to this state: history lines are appended
+    # before this file is replaced, so bytes past this mark are from a commit that died.
+    history_bytes: int = 0
     memories: list[Memory] = Field(default_factory=list)
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .errors import LockTimeout, StateError
-from .models import SCHEMA_VERSION, LtmFile, SessionFile
+from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, SessionFile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +51,10 @@ class StatePaths:
     @property
     def archive(self) -> Path:
         return self.root / "sessions"
+
+    @property
+    def history(self) -> Path:
+        return self.root / "ltm.history.jsonl"
 
     @property
     def vectors(self) -> Path:
@@ -82,6 +86,7 @@ class Change(Generic[T]):
     ltm: LtmFile | None = None
     session: SessionFile | None = None
     archive_session: SessionFile | None = None
+    history: list[HistoryEntry] = field(default_factory=list)
 
 
 def load(paths: StatePaths, *, now: datetime, quarantine_ltm: bool = True) -> Snapshot:
@@ -136,6 +141,8 @@ def transact(
             # ltm.json first: if we die between the two writes, the memories a turn earned
             # are kept and only its transcript lines are lost, never the other way round.
             if write_ltm and change.ltm is not None:
+                committed = ltm.history_bytes if ltm else 0
+                change.ltm.history_bytes = _append_history(paths, committed, change.history)
                 _write_model(paths.ltm, change.ltm)
             if change.archive_session is not None:
                 _archive(paths, change.archive_session)
@@ -216,6 +223,10 @@ def _read_locked(
             return None, None
         aside = _free_name(path.parent, f"{path.name}.corrupt-{now:%Y%m%dT%H%M%S}")
         os.replace(path, aside)
+        companion = path.with_name("ltm.history.jsonl")
+        if path.name == "ltm.json" and companion.exists():
+            # The history belongs to the store that could not be read: keep them together.
+            os.replace(companion, path.parent / f"{aside.name}.history.jsonl")
         _fsync_dir(path.parent)
         warnings.append(
             f"{path.name} could not be read ({exc}); moved it to {aside.name} "
@@ -286,6 +297,52 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
+
+
+def _append_history(paths: StatePaths, committed: int, entries: list[HistoryEntry]) -> int:
+    """Append history lines after the committed part; return the new committed length.
+
+    Bytes past `committed` were written by a commit that died before it replaced
+    ltm.json: they describe changes that never happened, so they are cut off first.
+    Runs under the lock, before ltm.json is replaced (the commit point).
+    """
+    path = paths.history
+    if committed == 0 and path.exists() and path.stat().st_size > 0 and not paths.ltm.exists():
+        # History without its store (ltm.json deleted by hand): keep it, start afresh.
+        os.replace(path, _free_name(paths.root, f"{path.name}.orphaned"))
+    if not entries and not path.exists():
+        return 0
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "r+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size > committed:
+            handle.truncate(committed)
+        handle.seek(min(size, committed))
+        for entry in entries:
+            handle.write(entry.model_dump_json().encode("utf-8") + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+        return handle.tell()
+
+
+def read_history(
+    paths: StatePaths, ltm: LtmFile, memory_id: str | None = None
+) -> list[HistoryEntry]:
+    """The committed history (of one memory, if given), oldest first."""
+    try:
+        with paths.history.open("rb") as handle:
+            raw = handle.read(ltm.history_bytes)
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in raw.splitlines():
+        try:
+            entry = HistoryEntry.model_validate_json(line)
+        except ValidationError:
+            continue  # a damaged line is skipped; the rest of the record still reads
+        if memory_id is None or entry.memory_id == memory_id:
+            out.append(entry)
+    return out
 
 
 def _archive(paths: StatePaths, session: SessionFile) -> None:

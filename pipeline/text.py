@@ -64,6 +64,8 @@ def _split_cjk(word: str) -> list[str]:
 def tokens(text: str) -> list[str]:
     """Folded word tokens in order; CJK text becomes character bigrams; "don't" -> "dont"."""
     words = _WORD.findall(fold(text).replace("'", "").replace("\u2019", ""))
+    if text.isascii():
+        return words  # no CJK to split: skip the per-word check
     out: list[str] = []
     for word in words:
         if _CJK.search(word):
@@ -107,10 +109,24 @@ def terms(text: str) -> tuple[str, ...]:
     return _terms(text)
 
 
-# Retrieval and the gate both read every stored memory each turn: cache per text.
+# Retrieval and the gate both read every stored memory each turn: cache per text. Stems
+# are looked up in a plain dict in the loop below, the hot path of a cold 10,000-memory
+# turn (a function call per token costs more than the stemming it saves).
+_STEMS: dict[str, str] = {}
+
+
 @lru_cache(maxsize=100_000)
 def _terms(text: str) -> tuple[str, ...]:
-    return tuple(stem(t) for t in tokens(text) if t not in STOPWORDS)
+    if len(_STEMS) > 200_000:
+        _STEMS.clear()
+    stems = _STEMS
+    return tuple(
+        [
+            stems[t] if t in stems else stems.setdefault(t, stem(t))
+            for t in tokens(text)
+            if t not in STOPWORDS
+        ]
+    )
 
 
 def dedupe_key(text: str) -> str:

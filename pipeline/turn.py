@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from . import store
-from .apply import apply_decisions
+from .apply import Applied, apply_decisions
 from .config import Settings, require_api_key
 from .errors import LLMError
 from .gate import gate, redact
 from .llm import ChatModel
-from .models import CandidateIn, GateResult, RevisionIn, SessionFile
+from .models import CandidateIn, RevisionIn, SessionFile
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
@@ -317,9 +317,7 @@ def commit_turn(
     store reuses it instead of parsing the file again.
     """
 
-    def merge(
-        disk: store.Snapshot,
-    ) -> store.Change[tuple[GateResult, list[dict[str, object]], Recorded]]:
+    def merge(disk: store.Snapshot) -> store.Change[tuple[Applied, Recorded]]:
         archive = None
         if pending.start_new_session:
             archive = disk.session if disk.session and disk.session.messages else None
@@ -348,9 +346,9 @@ def commit_turn(
             policy=settings.policy,
             now=now,
         )
-        writes: list[dict[str, object]] = []
+        applied = Applied(result)
         if not dry_run:
-            result, writes = apply_decisions(
+            applied = apply_decisions(
                 disk.ltm,
                 proposal.candidates,
                 proposal.revisions,
@@ -359,13 +357,14 @@ def commit_turn(
                 now=now,
             )
         return store.Change(
-            result=(result, writes, recorded),
-            ltm=disk.ltm if writes else None,
+            result=(applied, recorded),
+            ltm=disk.ltm if applied.writes else None,
             session=recorded.session,
             archive_session=archive,
+            history=applied.history,
         )
 
-    (result, writes, recorded), warnings = store.transact(
+    (applied, recorded), warnings = store.transact(
         paths,
         merge,
         now=now,
@@ -374,7 +373,7 @@ def commit_turn(
         known=known,
     )
     report.warnings.extend(warnings)
-    report.result, report.writes = result, writes
+    report.result, report.writes = applied.result, applied.writes
     report.session_id = recorded.session.session_id
     if recorded.folded:
         report.session_notes.append(f"{recorded.folded} older turn(s) folded into the summary")

@@ -308,7 +308,8 @@ def test_no_two_stored_memories_are_duplicates(
     for batch in turns:
         aliases = {f"m{i + 1}": m.id for i, m in enumerate(ltm.memories)}
         result = gate(batch, revs, ltm.memories, aliases=aliases, policy=POLICY, now=NOW)
-        apply_decisions(ltm, batch, revs, result, turn_id="t-x", now=NOW)
+        applied = apply_decisions(ltm, batch, revs, result, turn_id="t-x", now=NOW)
+        assert len(applied.history) == len(applied.writes)  # every change has its record
     texts = [m.content for m in ltm.memories]
     for i, a in enumerate(texts):
         for b in texts[i + 1 :]:

@@ -70,19 +70,25 @@ def test_concurrent_duplicates_become_one_memory(echo_llm: ScriptedLLM, state_di
 WRITER = """
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from pipeline import store
-from pipeline.models import LtmFile, Memory, SessionFile
+from pipeline.models import HistoryEntry, LtmFile, Memory, SessionFile
 now = datetime.now(UTC)
-paths = store.StatePaths(__import__("pathlib").Path(sys.argv[1]))
-n = 0
+paths = store.StatePaths(Path(sys.argv[1]))
+
+def next_generation(disk):
+    n = disk.ltm.next_seq + 1  # generations keep counting across killed writers
+    ltm = LtmFile(next_seq=n, history_bytes=disk.ltm.history_bytes, memories=[
+        Memory(id=f"mem_{i:05d}", type="habit", subject="user",
+               content=f"generation {n} fact {i} " + "x" * 200, confidence=0.8,
+               created_at=now, last_reinforced=now) for i in range(1500)])
+    entry = HistoryEntry(memory_id="mem_00000", at=now, event="revised",
+                         after={"generation": n})
+    return store.Change(result=n, ltm=ltm, session=SessionFile(session_id=f"gen-{n}",
+                        created_at=now), history=[entry])
+
 while True:
-    n += 1
-    ltm = LtmFile(next_seq=n, memories=[Memory(id=f"mem_{i:05d}", type="habit", subject="user",
-        content=f"generation {n} fact {i} " + "x" * 200, confidence=0.8, created_at=now,
-        last_reinforced=now) for i in range(1500)])
-    session = SessionFile(session_id=f"gen-{n}", created_at=now)
-    store.transact(paths, lambda _d: store.Change(result=None, ltm=ltm, session=session),
-                   now=now, lock_timeout=5)
+    n, _ = store.transact(paths, next_generation, now=now, lock_timeout=5)
     print(n, flush=True)
 """
 
@@ -123,6 +129,9 @@ def test_kill_at_any_instant_leaves_parseable_files(state_dir: Path) -> None:
         assert snapshot.warnings == []
         generation = snapshot.ltm.next_seq
         assert all(m.content.startswith(f"generation {generation} ") for m in snapshot.ltm.memories)
+        # The committed history has one line per committed generation, the last one last.
+        history = store.read_history(store.StatePaths(state_dir), snapshot.ltm)
+        assert [h.after["generation"] for h in history] == list(range(2, generation + 1))
         assert len(snapshot.ltm.memories) == 1500
         assert snapshot.session is not None
         assert list(state_dir.glob("*.corrupt-*")) == []

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pipeline import store
 from pipeline.errors import LockTimeout, StateError
-from pipeline.models import LtmFile
+from pipeline.models import HistoryEntry, LtmFile
 from tests.strategies import NOW, memory
 
 
@@ -137,3 +137,61 @@ def test_archive_keeps_old_sessions_without_overwriting(tmp_path: Path) -> None:
             p, lambda _d: store.Change(result=None, archive_session=old), now=NOW, lock_timeout=5
         )
     assert len(list(p.archive.glob("*.json"))) == 2
+
+
+def entry(memory_id: str, event: str = "created") -> HistoryEntry:
+    return HistoryEntry(memory_id=memory_id, at=NOW, event=event, turn_id="t-1")
+
+
+def commit_with_history(p: store.StatePaths, *entries: HistoryEntry) -> None:
+    def add(disk: store.Snapshot) -> store.Change[None]:
+        return store.Change(result=None, ltm=disk.ltm, history=list(entries))
+
+    store.transact(p, add, now=NOW, lock_timeout=5)
+
+
+def test_history_is_appended_and_read_back(tmp_path: Path) -> None:
+    """Each commit appends its lines; reading filters by memory."""
+    p = paths(tmp_path)
+    commit_with_history(p, entry("mem_0001"), entry("mem_0002"))
+    commit_with_history(p, entry("mem_0001", "merged"))
+    ltm = store.load(p, now=NOW).ltm
+    assert [h.event for h in store.read_history(p, ltm, "mem_0001")] == ["created", "merged"]
+    assert len(store.read_history(p, ltm)) == 3
+    assert ltm.history_bytes == p.history.stat().st_size
+
+
+def test_history_past_the_commit_point_is_ignored_then_cut(tmp_path: Path) -> None:
+    """Lines from a commit that died before replacing ltm.json never count, and the next
+    commit removes them."""
+    p = paths(tmp_path)
+    commit_with_history(p, entry("mem_0001"))
+    with p.history.open("ab") as handle:  # a commit that died after appending
+        handle.write(entry("mem_0009", "created").model_dump_json().encode() + b"\n{broken")
+    ltm = store.load(p, now=NOW).ltm
+    assert [h.memory_id for h in store.read_history(p, ltm)] == ["mem_0001"]
+    commit_with_history(p, entry("mem_0002"))
+    ltm = store.load(p, now=NOW).ltm
+    assert [h.memory_id for h in store.read_history(p, ltm)] == ["mem_0001", "mem_0002"]
+    assert b"mem_0009" not in p.history.read_bytes()
+
+
+def test_unreadable_store_takes_its_history_aside(tmp_path: Path) -> None:
+    """When ltm.json is moved aside, its history goes with it, not into the new store."""
+    p = paths(tmp_path)
+    commit_with_history(p, entry("mem_0001"))
+    p.ltm.write_text("{broken")
+    store.load(p, now=NOW)
+    assert not p.history.exists()
+    assert len(list(p.root.glob("ltm.json.corrupt-*.history.jsonl"))) == 1
+
+
+def test_history_without_a_store_is_kept_aside(tmp_path: Path) -> None:
+    """ltm.json deleted by hand: its history is moved aside, never truncated."""
+    p = paths(tmp_path)
+    commit_with_history(p, entry("mem_0001"))
+    p.ltm.unlink()
+    commit_with_history(p, entry("mem_0001"))
+    [orphan] = p.root.glob("ltm.history.jsonl.orphaned*")
+    assert b"mem_0001" in orphan.read_bytes()
+    assert len(store.read_history(p, store.load(p, now=NOW).ltm)) == 1

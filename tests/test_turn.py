@@ -31,6 +31,13 @@ def memories(settings: Settings) -> list[dict[str, Any]]:
     return json.loads((settings.state_dir / "ltm.json").read_text())["memories"]
 
 
+def history(settings: Settings, memory_id: str) -> list[dict[str, Any]]:
+    """The committed history lines of one memory, as written in ltm.history.jsonl."""
+    paths = store.StatePaths(settings.state_dir)
+    ltm = store.load(paths, now=NOW).ltm
+    return [h.model_dump(mode="json") for h in store.read_history(paths, ltm, memory_id)]
+
+
 def seed_memories(settings: Settings, *contents: str) -> None:
     p = store.StatePaths(settings.state_dir)
     ltm = LtmFile(
@@ -59,7 +66,7 @@ def test_accepted_memory_is_written_with_its_turn(llm: ScriptedLLM, settings: Se
     [stored] = memories(settings)
     assert stored["id"] == "mem_0001" == report.result.candidates[0].memory_id
     assert stored["source_turn_id"] == report.turn_id
-    assert stored["history"][0]["event"] == "created"
+    assert [h["event"] for h in history(settings, "mem_0001")] == ["created"]
     assert [m["role"] for m in session(settings)["messages"]] == ["user", "assistant"]
 
 
@@ -238,8 +245,10 @@ def test_revision_keeps_the_old_text_in_history(llm: ScriptedLLM, settings: Sett
     assert stored["content"] == "User lives in Lisbon"
     # The report still shows the memory as it was retrieved, before the revision.
     assert report.to_json()["memories_used"][0]["content"] == "User lives in Porto"
-    assert stored["history"][-1]["before"]["content"] == "User lives in Porto"
-    assert stored["history"][-1]["event"] == "revised"
+    [revised] = history(settings, "mem_0001")
+    assert revised["event"] == "revised"
+    assert revised["before"]["content"] == "User lives in Porto"
+    assert revised["after"]["content"] == "User lives in Lisbon"
 
 
 def test_seed_shape_reply_is_accepted(llm: ScriptedLLM, settings: Settings) -> None:
@@ -282,7 +291,7 @@ def test_retrieved_memories_reach_both_prompts_under_short_ids(
     ]
     [stored] = memories(settings)
     assert stored["hit_count"] == 2
-    assert stored["history"][-1]["event"] == "reinforced"
+    assert [h["event"] for h in history(settings, "mem_0001")] == ["reinforced"]
 
 
 def test_secrets_typed_by_the_user_are_redacted_in_the_session(
