@@ -198,9 +198,14 @@ class MemoryIndex:
         self.memories = memories
         self.embedder = embedder
         self.vectors = vectors
-        self.lexical = LexicalIndex(
-            [(*terms(m.content), *terms(m.type), *terms(m.subject)) for m in memories]
-        )
+        labels: dict[tuple[str, str], tuple[str, ...]] = {}  # few distinct type/subject pairs
+        docs = []
+        for m in memories:
+            label = labels.get((m.type, m.subject))
+            if label is None:
+                label = labels[m.type, m.subject] = (*terms(m.type), *terms(m.subject))
+            docs.append(terms(m.content) + label)
+        self.lexical = LexicalIndex(docs)
 
     def rank(self, query: str, history: Sequence[str] = (), *, limit: int | None = None) -> Ranking:
         """Memories best first (the first `limit`, or all), and the rule that ordered them."""
