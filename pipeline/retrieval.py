@@ -213,7 +213,8 @@ class MemoryIndex:
             return Ranking("empty", [])
         lexical, matched = self.lexical.score(query_weights(query, history))
         semantic = self._cosines(query, history)
-        mode = self._selection_mode(query, lexical, semantic)
+        named = set(_MEMORY_ID.findall(query))
+        mode = self._selection_mode(named, lexical, semantic)
         cosines = semantic.tolist() if semantic is not None else [0.0] * len(self.memories)
         best_lexical = max(lexical) or 1.0
         scores = []
@@ -222,7 +223,7 @@ class MemoryIndex:
             if mode == "semantic":
                 relevance = blended
             elif mode == "exact_id":
-                relevance = float(memory.id in query) + lexical[i] / best_lexical
+                relevance = float(memory.id in named) + lexical[i] / best_lexical
             else:  # lexical order; the blend only breaks ties
                 relevance = lexical[i] + 1e-3 * blended
             scores.append(relevance * (0.5 + 0.5 * memory.confidence) + 0.01 * memory.confidence)
@@ -247,12 +248,14 @@ class MemoryIndex:
         text = query if not history else f"{query} ({' '.join(history[-1:])})"
         return self.vectors @ self.embedder.embed([text])[0]
 
-    def _selection_mode(self, query: str, lexical: list[float], semantic: np.ndarray | None) -> str:
+    def _selection_mode(
+        self, named: set[str], lexical: list[float], semantic: np.ndarray | None
+    ) -> str:
         """exact_id, then semantic, then lexical, then type priority: the first that decides.
 
         With embeddings, lexical and priority are fallbacks and are named so.
         """
-        if _MEMORY_ID.search(query) and any(m.id in query for m in self.memories):
+        if named and any(m.id in named for m in self.memories):
             return "exact_id"
         if semantic is not None:
             top = sorted(semantic.tolist())[-2:]

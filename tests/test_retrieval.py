@@ -117,9 +117,10 @@ def test_selection_modes_without_embeddings() -> None:
 
 
 def test_exact_id_puts_that_memory_first() -> None:
-    """Naming a memory id ranks that memory first."""
+    """Naming a memory id ranks that memory first; a longer id is not a prefix match."""
     ranking = Retriever().index(STORE).rank("show me mem_0003")
     assert ranking.scored[0].memory.id == "mem_0003"
+    assert mode("show me mem_00031") == "priority"
 
 
 def test_priority_fallback_is_deterministic_and_puts_boundaries_first() -> None:
