@@ -66,6 +66,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--state-dir", metavar="DIR", help="state folder (default: MEMTEST_STATE_DIR or ./state)"
     )
     parser.add_argument(
+        "--user",
+        metavar="ID",
+        help="whose long-term memory to use (default: MEMTEST_USER_ID or default-user)",
+    )
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        help="a named session to use (default: MEMTEST_SESSION_ID, else the current one)",
+    )
+    parser.add_argument(
         "--env-file",
         metavar="PATH",
         help="read settings from this file instead of the project's .env",
@@ -78,7 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = None
     try:
         user_input = _read_input(args.input)
-        settings = load_settings(state_dir=args.state_dir, env_file=args.env_file)
+        settings = load_settings(
+            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+        )
 
         from .turn import new_report, run_turn
 

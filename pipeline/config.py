@@ -7,14 +7,18 @@ MEMTEST_ENV_FILE), never from parent folders, and it never overrides the environ
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from .errors import ConfigError, UsageError
 from .models import Policy
+
+if TYPE_CHECKING:
+    from .store import StatePaths
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_BASE_URL = "https://api.moonshot.ai/v1"
@@ -35,6 +39,8 @@ class Settings:
     base_url: str
     model: str
     state_dir: Path
+    user_id: str = "default-user"
+    session_id: str | None = None
     thinking: str = "auto"
     retriever: str = "auto"
     timeout: float = 60.0
@@ -46,6 +52,13 @@ class Settings:
     memory_max_items: int = 40
     lock_timeout: float = 30.0
     policy: Policy = field(default_factory=Policy)
+
+    @property
+    def paths(self) -> StatePaths:
+        """The files of this user and session."""
+        from .store import StatePaths
+
+        return StatePaths(self.state_dir, self.user_id, self.session_id)
 
     @property
     def endpoint_host(self) -> str:
@@ -72,6 +85,8 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_BASE_URL": ("OpenAI-compatible endpoint", DEFAULT_BASE_URL),
     "MEMTEST_MODEL": ("model name", DEFAULT_MODEL),
     "MEMTEST_STATE_DIR": ("state folder", "state/ in the project folder"),
+    "MEMTEST_USER_ID": ("whose long-term memory (--user)", "default-user"),
+    "MEMTEST_SESSION_ID": ("which session (--session); unset: the current one", "—"),
     "MEMTEST_THINKING": ("auto, enabled or disabled", "auto"),
     "MEMTEST_RETRIEVER": ("auto, lexical or semantic", "auto"),
     "MEMTEST_TIMEOUT": ("seconds per HTTP request", "60"),
@@ -101,10 +116,26 @@ def read_env_file(path: Path, *, named_as: str | None) -> dict[str, str]:
     return {k: v for k, v in dotenv_values(path).items() if v is not None}
 
 
+# Ids become file names: letters, digits, '.', '_', '-'; no separators, no "..".
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def validate_id(kind: str, value: str) -> str:
+    """`value` if it is a safe id, else a UsageError that says what is allowed."""
+    if not _ID.fullmatch(value) or ".." in value:
+        raise UsageError(
+            f"{kind} {value!r} is not a valid id: use 1 to 64 letters, digits, '.', '_' or "
+            "'-', starting with a letter or digit, and no '..'"
+        )
+    return value
+
+
 def load_settings(
     *,
     state_dir: str | None = None,
     env_file: str | None = None,
+    user: str | None = None,
+    session: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Settings:
     """Resolve settings; raise ConfigError naming the variable when a value is unusable."""
@@ -149,6 +180,14 @@ def load_settings(
         source_name = "--state-dir" if state_dir else "MEMTEST_STATE_DIR"
         raise ConfigError(f"{source_name} {folder} is a file, not a folder")
 
+    user_id = validate_id(
+        "--user" if user is not None else "MEMTEST_USER_ID",
+        user if user is not None else text("MEMTEST_USER_ID", "default-user"),
+    )
+    session_name = session if session is not None else text("MEMTEST_SESSION_ID", "") or None
+    if session_name is not None:
+        validate_id("--session" if session is not None else "MEMTEST_SESSION_ID", session_name)
+
     policy = Policy(
         min_confidence=number("MEMTEST_MIN_CONFIDENCE", 0.65, float, 0.0, 1.0),
         max_per_turn=number("MEMTEST_MAX_PER_TURN", 3, int, 0, 100),
@@ -160,6 +199,8 @@ def load_settings(
         base_url=base_url,
         model=text("MEMTEST_MODEL", DEFAULT_MODEL),
         state_dir=Path(folder).expanduser(),
+        user_id=user_id,
+        session_id=session_name,
         thinking=thinking,
         retriever=retriever,
         timeout=number("MEMTEST_TIMEOUT", 60.0, float, 0.1, 3600.0),

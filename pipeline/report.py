@@ -22,6 +22,7 @@ class TurnReport:
     state_dir: str
     dry_run: bool
     new_session: bool
+    user_id: str = "default-user"
     session_id: str = ""
     turn_id: str = ""
     response: str = ""
@@ -62,6 +63,7 @@ class TurnReport:
         total["total"] = round(sum(self.timings_ms.values()), 1)
         return {
             "response": self.response,
+            "user_id": self.user_id,
             "session_id": self.session_id,
             "turn_id": self.turn_id,
             "dry_run": self.dry_run,
@@ -105,7 +107,8 @@ class TurnReport:
 
     def format_trace(self) -> str:
         lines = [
-            f"── trace · turn {self.turn_id or '-'} · session {self.session_id or '-'}",
+            f"── trace · turn {self.turn_id or '-'} · user {self.user_id} · session "
+            f"{self.session_id or '-'}",
             f"model {self.model} at {self.endpoint} · state {self.state_dir}"
             + (" · DRY RUN (ltm.json untouched)" if self.dry_run else ""),
         ]

@@ -14,9 +14,11 @@ from datetime import datetime
 from .models import Message, SessionFile
 
 
-def new_session(now: datetime) -> SessionFile:
-    """A fresh, empty session with a new id."""
-    return SessionFile(session_id=f"s-{now:%Y%m%d}-{uuid.uuid4().hex[:8]}", created_at=now)
+def new_session(now: datetime, session_id: str | None = None) -> SessionFile:
+    """A fresh, empty session: named, or with a new generated id."""
+    return SessionFile(
+        session_id=session_id or f"s-{now:%Y%m%d}-{uuid.uuid4().hex[:8]}", created_at=now
+    )
 
 
 def new_turn_id() -> str:

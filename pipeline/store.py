@@ -34,31 +34,47 @@ M = TypeVar("M", bound=BaseModel)
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
+DEFAULT_USER = "default-user"
+
+
 @dataclass(frozen=True)
 class StatePaths:
-    """Where one state folder keeps its files."""
+    """Where one user's memory and one session live inside a state folder.
+
+    The default user keeps the top-level files (state/ltm.json, state/session.json);
+    any other user has state/users/<id>/. A named session is sessions/<id>.json in the
+    user's folder, the unnamed one session.json. One lock guards the whole folder.
+    """
 
     root: Path
+    user: str = DEFAULT_USER
+    session_name: str | None = None
+
+    @property
+    def home(self) -> Path:
+        return self.root if self.user == DEFAULT_USER else self.root / "users" / self.user
 
     @property
     def ltm(self) -> Path:
-        return self.root / "ltm.json"
+        return self.home / "ltm.json"
 
     @property
     def session(self) -> Path:
-        return self.root / "session.json"
+        if self.session_name is None:
+            return self.home / "session.json"
+        return self.archive / f"{self.session_name}.json"
 
     @property
     def archive(self) -> Path:
-        return self.root / "sessions"
+        return self.home / "sessions"
 
     @property
     def history(self) -> Path:
-        return self.root / "ltm.history.jsonl"
+        return self.home / "ltm.history.jsonl"
 
     @property
     def vectors(self) -> Path:
-        return self.root / "ltm.vectors.npz"
+        return self.home / "ltm.vectors.npz"
 
     @property
     def lock(self) -> Path:
@@ -158,8 +174,11 @@ def transact(
 
 
 def ensure_folder(paths: StatePaths) -> None:
-    """Create the state folder, private to the user (it holds personal data)."""
+    """Create the state folders, private to the user (they hold personal data)."""
     paths.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    paths.home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if paths.session_name is not None:
+        paths.archive.mkdir(mode=0o700, exist_ok=True)
 
 
 # --- Reading --------------------------------------------------------------------------------
@@ -309,7 +328,7 @@ def _append_history(paths: StatePaths, committed: int, entries: list[HistoryEntr
     path = paths.history
     if committed == 0 and path.exists() and path.stat().st_size > 0 and not paths.ltm.exists():
         # History without its store (ltm.json deleted by hand): keep it, start afresh.
-        os.replace(path, _free_name(paths.root, f"{path.name}.orphaned"))
+        os.replace(path, _free_name(paths.home, f"{path.name}.orphaned"))
     if not entries and not path.exists():
         return 0
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -354,7 +373,11 @@ def _archive(paths: StatePaths, session: SessionFile) -> None:
 def _remove_stale_temp_files(paths: StatePaths) -> None:
     # Writers only create temp files while holding the lock, so any found now were left by
     # a process that died mid-write.
-    for stale in paths.root.glob(".*.tmp"):
+    for stale in (
+        *paths.root.glob(".*.tmp"),
+        *paths.home.glob(".*.tmp"),
+        *paths.archive.glob(".*.tmp"),
+    ):
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
 
@@ -398,7 +421,7 @@ def write_vectors(
     matrix = np.stack([vectors[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
     try:
         with FileLock(paths.lock, timeout=lock_timeout):
-            fd, tmp = tempfile.mkstemp(dir=paths.root, prefix=".ltm.vectors.", suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=paths.home, prefix=".ltm.vectors.", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as handle:
                     np.savez(
@@ -411,6 +434,6 @@ def write_vectors(
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(tmp)
                 raise
-            _fsync_dir(paths.root)
+            _fsync_dir(paths.home)
     except Timeout:
         return

@@ -52,11 +52,13 @@ def run_turn(
                 report=report,
             )
     report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
-    paths, started = store.StatePaths(settings.state_dir), clock()
+    paths, started = settings.paths, clock()
 
     with report.stage("load"):
         state = store.load(paths, now=started, quarantine_ltm=not dry_run)
-    session = open_session(state, report, start_new=start_new_session, now=started)
+    session = open_session(
+        state, report, start_new=start_new_session, now=started, name=settings.session_id
+    )
     with report.stage("retrieve"):
         retriever = build_retriever(settings)
         used = report.used = retrieve_for_turn(
@@ -114,16 +116,22 @@ def new_report(settings: Settings, *, dry_run: bool, new_session: bool) -> TurnR
         state_dir=str(settings.state_dir),
         dry_run=dry_run,
         new_session=new_session,
+        user_id=settings.user_id,
     )
 
 
 def open_session(
-    state: store.Snapshot, report: TurnReport, *, start_new: bool, now: datetime
+    state: store.Snapshot,
+    report: TurnReport,
+    *,
+    start_new: bool,
+    now: datetime,
+    name: str | None = None,
 ) -> SessionFile:
     """The session this turn belongs to: the stored one, or a new one."""
     report.warnings.extend(state.warnings)
     report.memory_count = len(state.ltm.memories)
-    session = state.session if state.session and not start_new else new_session(now)
+    session = state.session if state.session and not start_new else new_session(now, name)
     report.session_id, report.turn_id = session.session_id, new_turn_id()
     return session
 
