@@ -7,7 +7,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from .models import CandidateIn, GateResult, HistoryEntry, LtmFile, Memory, RevisionIn
+from .models import (
+    DEFAULT_DECAY,
+    CandidateIn,
+    GateResult,
+    HistoryEntry,
+    LtmFile,
+    Memory,
+    RevisionIn,
+)
 
 
 @dataclass
@@ -136,6 +144,7 @@ def _create(ltm: LtmFile, candidate: CandidateIn, *, turn_id: str, now: datetime
         last_reinforced=now,
         hit_count=1,
         source_turn_id=turn_id,
+        decay=candidate.decay or DEFAULT_DECAY.get(candidate.type, "stable"),
     )
     ltm.memories.append(memory)
     return memory

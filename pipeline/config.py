@@ -50,6 +50,7 @@ class Settings:
     session_turns: int = 10
     memory_token_budget: int = 1500
     memory_max_items: int = 40
+    decay_horizon_hours: float = 720.0
     lock_timeout: float = 30.0
     policy: Policy = field(default_factory=Policy)
 
@@ -97,6 +98,7 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_MEMORY_TOKEN_BUDGET": ("tokens of long-term memory in a prompt", "1500"),
     "MEMTEST_MEMORY_MAX_ITEMS": ("memories in a prompt at most", "40"),
     "MEMTEST_MIN_CONFIDENCE": ("gate and retrieval: minimum confidence", "0.65"),
+    "MEMTEST_DECAY_HORIZON_HOURS": ("hours for a decaying memory to fade to 0", "720"),
     "MEMTEST_MAX_PER_TURN": ("gate: new memories per turn", "3"),
     "MEMTEST_MAX_PER_DAY": ("gate: new memories per 24 hours", "30"),
     "MEMTEST_MAX_REVISIONS_PER_TURN": ("gate: revisions per turn", "3"),
@@ -210,6 +212,7 @@ def load_settings(
         session_turns=number("MEMTEST_SESSION_TURNS", 10, int, 1, 1000),
         memory_token_budget=number("MEMTEST_MEMORY_TOKEN_BUDGET", 1500, int, 0, 200_000),
         memory_max_items=number("MEMTEST_MEMORY_MAX_ITEMS", 40, int, 0, 10_000),
+        decay_horizon_hours=number("MEMTEST_DECAY_HORIZON_HOURS", 720.0, float, 1.0, 1e6),
         lock_timeout=number("MEMTEST_LOCK_TIMEOUT", 30.0, float, 0.0, 3600.0),
         policy=policy,
     )

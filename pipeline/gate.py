@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 
-from .models import CandidateIn, Decision, GateResult, Memory, Policy, RevisionIn, Verdict
+from .models import (
+    DECAY_POLICIES,
+    CandidateIn,
+    Decision,
+    GateResult,
+    Memory,
+    Policy,
+    RevisionIn,
+    Verdict,
+)
 from .text import NEGATIONS, fold, terms
 
 # --- Content screens ----------------------------------------------------------------------
@@ -321,8 +330,10 @@ def gate(
     Candidates are considered best first (confidence, then position) so that quotas keep
     the strongest; decisions come back in input order.
     """
-    by_id = {m.id: m for m in memories}
-    stored = _StoredFacts(memories)
+    # A forgotten memory is out of play: it is neither reinforced nor a reason to refuse.
+    live = [m for m in memories if m.status != "forgotten"]
+    by_id = {m.id: m for m in live}
+    stored = _StoredFacts(live)
     created_last_day = sum(1 for m in memories if now - m.created_at < timedelta(days=1))
     allowed = max(0, min(policy.max_per_turn, policy.max_per_day - created_last_day))
 
@@ -413,6 +424,8 @@ def _invalid_candidate(c: CandidateIn, policy: Policy) -> str | None:
         return f"confidence {c.confidence} is outside 0..1"
     if c.action not in CANDIDATE_ACTIONS:
         return f"action {c.action!r} is not one of {', '.join(CANDIDATE_ACTIONS)}"
+    if c.decay is not None and c.decay not in DECAY_POLICIES:
+        return f"decay {c.decay!r} is not one of {', '.join(DECAY_POLICIES)}"
     return None
 
 

@@ -16,6 +16,18 @@ SCHEMA_VERSION = 1
 
 MEMORY_TYPES = ("preference", "relationship", "boundary", "identity", "habit", "skill")
 SUBJECTS = ("user", "assistant", "other")
+STATUSES = ("active", "forgotten", "draft")
+DECAY_POLICIES = ("stable", "contextual", "reinforceable")
+# Seed 003: who someone is and what they will not do stay true; habits, preferences and
+# skills fade unless they come up again.
+DEFAULT_DECAY = {
+    "identity": "stable",
+    "boundary": "stable",
+    "relationship": "stable",
+    "preference": "reinforceable",
+    "habit": "reinforceable",
+    "skill": "reinforceable",
+}
 
 Verdict = Literal["accepted", "merged", "rejected"]
 REASON_CODES = (
@@ -69,6 +81,24 @@ class Memory(_StateModel):
     last_reinforced: datetime
     hit_count: int = 1
     source_turn_id: str | None = None
+    status: str = "active"
+    source: str = "reflection"
+    decay: str = "stable"
+
+    def current_confidence(self, now: datetime, horizon_hours: float) -> float:
+        """The confidence as of `now`: the stored value is the base, decay is applied on read.
+
+        stable never decays; contextual falls linearly to 0 over `horizon_hours` from
+        creation; reinforceable does the same from its last reinforcement.
+        """
+        if self.decay == "contextual":
+            start = self.created_at
+        elif self.decay == "reinforceable":
+            start = self.last_reinforced
+        else:
+            return self.confidence
+        age_hours = max(0.0, (now - start).total_seconds() / 3600)
+        return self.confidence * max(0.0, 1 - age_hours / horizon_hours)
 
     _utc = field_validator("created_at", "last_reinforced")(as_utc)
 
@@ -116,6 +146,7 @@ class CandidateIn(_ModelReply):
     reason: str = ""
     action: str = "create"
     target_id: str | None = None
+    decay: str | None = None
 
 
 class RevisionIn(_ModelReply):

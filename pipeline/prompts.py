@@ -31,7 +31,7 @@ def render(name: str, **values: str) -> str:
 
 
 def memory_block(used: Sequence[Retrieved]) -> str:
-    return "\n".join(format_memory(r.alias, r.memory) for r in used) or "(none)"
+    return "\n".join(format_memory(r.alias, r.memory, r.confidence) for r in used) or "(none)"
 
 
 def answer_messages(

@@ -76,7 +76,7 @@ class TurnReport:
                     "alias": r.alias,
                     "content": r.memory.content,
                     "type": r.memory.type,
-                    "confidence": r.memory.confidence,
+                    "confidence": r.confidence,
                     "score": r.score,
                     "cosine": r.semantic,
                     "why": r.why,
@@ -121,8 +121,7 @@ class TurnReport:
         )
         for r in self.used:
             lines.append(
-                f"  {r.alias}={r.memory.id} score {r.score:.3f} "
-                f"conf {r.memory.confidence:.2f} · {r.why}"
+                f"  {r.alias}={r.memory.id} score {r.score:.3f} conf {r.confidence:.2f} · {r.why}"
             )
             lines.append(f"      {_short(r.memory.content)}")
 

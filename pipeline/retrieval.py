@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from .models import Memory
@@ -74,6 +75,7 @@ class Retrieved:
     matched: tuple[str, ...]
     tokens: int
     semantic: float | None = None
+    confidence: float = 0.0  # as of this turn, after decay
 
     @property
     def why(self) -> str:
@@ -91,12 +93,10 @@ class Retrieval:
     used: list[Retrieved] = field(default_factory=list)
 
 
-def format_memory(alias: str, memory: Memory) -> str:
-    """One memory as the model sees it, under its short id."""
-    return (
-        f"[{alias}] {memory.type} · {memory.subject} · confidence {memory.confidence:.2f}"
-        f" — {memory.content}"
-    )
+def format_memory(alias: str, memory: Memory, confidence: float | None = None) -> str:
+    """One memory as the model sees it, under its short id, with its current confidence."""
+    shown = memory.confidence if confidence is None else confidence
+    return f"[{alias}] {memory.type} · {memory.subject} · confidence {shown:.2f} — {memory.content}"
 
 
 # --- BM25 -------------------------------------------------------------------------------------
@@ -184,20 +184,31 @@ class Retriever:
             return "lexical (BM25)"
         return f"semantic ({self.embedder.model_id}) blended with BM25"
 
-    def index(self, memories: Sequence[Memory], vectors: np.ndarray | None = None) -> MemoryIndex:
-        """An index over `memories`; `vectors` (one row each) skips embedding them."""
+    def index(
+        self,
+        memories: Sequence[Memory],
+        vectors: np.ndarray | None = None,
+        confidences: Sequence[float] | None = None,
+    ) -> MemoryIndex:
+        """An index over `memories`; `vectors` (one row each) skips embedding them, and
+        `confidences` (one each) replace the stored ones, e.g. after decay."""
         if self.embedder is not None and vectors is None:
             vectors = self.embedder.embed([m.content for m in memories])
-        return MemoryIndex(list(memories), self.embedder, vectors)
+        return MemoryIndex(list(memories), self.embedder, vectors, confidences)
 
 
 class MemoryIndex:
     def __init__(
-        self, memories: list[Memory], embedder: Embeds | None, vectors: np.ndarray | None
+        self,
+        memories: list[Memory],
+        embedder: Embeds | None,
+        vectors: np.ndarray | None,
+        confidences: Sequence[float] | None = None,
     ) -> None:
         self.memories = memories
         self.embedder = embedder
         self.vectors = vectors
+        self.confidences = list(confidences or [m.confidence for m in memories])
         labels: dict[tuple[str, str], tuple[str, ...]] = {}  # few distinct type/subject pairs
         docs = []
         for m in memories:
@@ -226,9 +237,14 @@ class MemoryIndex:
                 relevance = float(memory.id in named) + lexical[i] / best_lexical
             else:  # lexical order; the blend only breaks ties
                 relevance = lexical[i] + 1e-3 * blended
-            scores.append(relevance * (0.5 + 0.5 * memory.confidence) + 0.01 * memory.confidence)
+            confidence = self.confidences[i]
+            scores.append(relevance * (0.5 + 0.5 * confidence) + 0.01 * confidence)
         order = _best_first(
-            self.memories, scores, limit=limit, by_priority=mode.endswith("priority")
+            self.memories,
+            scores,
+            self.confidences,
+            limit=limit,
+            by_priority=mode.endswith("priority"),
         )
         scored = [
             Scored(
@@ -267,7 +283,12 @@ class MemoryIndex:
 
 
 def _best_first(
-    memories: Sequence[Memory], scores: list[float], *, limit: int | None, by_priority: bool
+    memories: Sequence[Memory],
+    scores: list[float],
+    confidences: list[float],
+    *,
+    limit: int | None,
+    by_priority: bool,
 ) -> list[int]:
     """Indices best first: by score (or type priority), then confidence, recency, id.
 
@@ -286,7 +307,7 @@ def _best_first(
     # Stable sorts from the least significant key up, cheaper than one tuple key.
     order.sort(key=lambda i: memories[i].id)
     order.sort(key=lambda i: memories[i].last_reinforced, reverse=True)
-    order.sort(key=lambda i: memories[i].confidence, reverse=True)
+    order.sort(key=confidences.__getitem__, reverse=True)
     order.sort(key=primary.__getitem__, reverse=True)
     return order[:limit] if limit is not None else order
 
@@ -301,25 +322,39 @@ def retrieve_relevant(
     max_items: int,
     retriever: Retriever | None = None,
     vectors: np.ndarray | None = None,
+    now: datetime | None = None,
+    horizon_hours: float = 720.0,
 ) -> Retrieval:
-    """Memories best first, as many as fit `token_budget` and `max_items`.
+    """Active memories best first, as many as fit `token_budget` and `max_items`.
 
-    `vectors`, when given, holds one row per memory of `memories` (the semantic cache).
+    With `now`, confidence is the decayed one as of then (seed 003); memories whose
+    confidence has fallen below `min_confidence` are not retrieved. `vectors`, when given,
+    holds one row per memory of `memories` (the semantic cache).
     """
     retriever = retriever or Retriever()
-    keep = [i for i, m in enumerate(memories) if m.confidence >= min_confidence]
+    keep, confidences = [], []
+    for i, m in enumerate(memories):
+        if m.status != "active":
+            continue
+        confidence = m.current_confidence(now, horizon_hours) if now else m.confidence
+        if confidence >= min_confidence:
+            keep.append(i)
+            confidences.append(confidence)
     pool = [memories[i] for i in keep]
     if not pool:
         return Retrieval("empty")
     pool_vectors = vectors[keep] if vectors is not None else None
-    ranking = retriever.index(pool, pool_vectors).rank(query, history, limit=max_items)
+    index = retriever.index(pool, pool_vectors, confidences)
+    ranking = index.rank(query, history, limit=max_items)
+    current = dict(zip((m.id for m in pool), confidences, strict=True))
     used: list[Retrieved] = []
     spent = 0
     for s in ranking.scored[:max_items]:
         alias = f"m{len(used) + 1}"
-        cost = estimate_tokens(format_memory(alias, s.memory)) + 1
+        confidence = current[s.memory.id]
+        cost = estimate_tokens(format_memory(alias, s.memory, confidence)) + 1
         if spent + cost > token_budget:
             break
         spent += cost
-        used.append(Retrieved(s.memory, alias, s.score, s.matched, cost, s.semantic))
+        used.append(Retrieved(s.memory, alias, s.score, s.matched, cost, s.semantic, confidence))
     return Retrieval(ranking.selection_mode, used)

@@ -69,6 +69,7 @@ def run_turn(
             paths=paths,
             retriever=retriever,
             report=report,
+            now=started,
         )
     with report.stage("answer"):
         answer = report.response = respond(model, used, session, user_input, report)
@@ -150,6 +151,7 @@ def retrieve_for_turn(
     paths: store.StatePaths,
     retriever: Retriever,
     report: TurnReport,
+    now: datetime,
 ) -> list[Retrieved]:
     """Memories for this input, with the last user turns as context for follow-ups.
 
@@ -181,6 +183,8 @@ def retrieve_for_turn(
         max_items=settings.memory_max_items,
         retriever=retriever,
         vectors=vectors,
+        now=now,
+        horizon_hours=settings.decay_horizon_hours,
     )
     report.selection_mode = retrieval.selection_mode
     return retrieval.used
