@@ -33,8 +33,9 @@ def apply_decisions(
     revisions: Sequence[RevisionIn],
     result: GateResult,
     *,
-    turn_id: str,
+    turn_id: str | None,
     now: datetime,
+    source: str = "reflection",
 ) -> Applied:
     """Update `ltm` from the decisions; every change gets a history line.
 
@@ -60,7 +61,7 @@ def apply_decisions(
     decided = []
     for decision, candidate in zip(result.candidates, candidates, strict=True):
         if decision.verdict == "accepted":
-            memory = _create(ltm, candidate, turn_id=turn_id, now=now)
+            memory = _create(ltm, candidate, turn_id=turn_id, now=now, source=source)
             by_id[memory.id] = memory
             copied.add(memory.id)
             history.append(
@@ -127,7 +128,9 @@ def apply_decisions(
     )
 
 
-def _create(ltm: LtmFile, candidate: CandidateIn, *, turn_id: str, now: datetime) -> Memory:
+def _create(
+    ltm: LtmFile, candidate: CandidateIn, *, turn_id: str | None, now: datetime, source: str
+) -> Memory:
     # Ids come from a counter kept in the file, so they are short, readable and never reused,
     # even after a memory is removed.
     memory_id = f"mem_{ltm.next_seq:04d}"
@@ -145,6 +148,7 @@ def _create(ltm: LtmFile, candidate: CandidateIn, *, turn_id: str, now: datetime
         hit_count=1,
         source_turn_id=turn_id,
         decay=candidate.decay or DEFAULT_DECAY.get(candidate.type, "stable"),
+        source=source,
     )
     ltm.memories.append(memory)
     return memory

@@ -18,6 +18,11 @@ memory (state/ltm.json), asks the model for an answer, prints it, then asks the 
 is worth remembering and lets a programmatic gate decide what is written."""
 
 EPILOG = """\
+commands (no model call, no API key; each has --help):
+  memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
+  session clear
+  reset
+
 exit codes: 0 turn done (also when the memory step was skipped), 1 the turn failed,
 2 usage or configuration error.
 
@@ -84,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("memory", "session", "reset"):
+        from .commands import main as run_command  # no model, no openai import
+
+        return run_command(argv)
     args = build_parser().parse_args(argv)
     report = None
     try:

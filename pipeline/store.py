@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .errors import LockTimeout, StateError
-from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, SessionFile
+from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, SessionFile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,6 +73,10 @@ class StatePaths:
         return self.home / "ltm.history.jsonl"
 
     @property
+    def counters(self) -> Path:
+        return self.home / "ltm.counters.json"
+
+    @property
     def vectors(self) -> Path:
         return self.home / "ltm.vectors.npz"
 
@@ -103,6 +107,7 @@ class Change(Generic[T]):
     session: SessionFile | None = None
     archive_session: SessionFile | None = None
     history: list[HistoryEntry] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)  # increments
 
 
 def load(paths: StatePaths, *, now: datetime, quarantine_ltm: bool = True) -> Snapshot:
@@ -160,6 +165,8 @@ def transact(
                 committed = ltm.history_bytes if ltm else 0
                 change.ltm.history_bytes = _append_history(paths, committed, change.history)
                 _write_model(paths.ltm, change.ltm)
+            if change.counters:
+                _add_counters(paths, change.counters)
             if change.archive_session is not None:
                 _archive(paths, change.archive_session)
             if change.session is not None:
@@ -437,3 +444,134 @@ def write_vectors(
             _fsync_dir(paths.home)
     except Timeout:
         return
+
+
+# --- Forgetting for good and clearing -----------------------------------------------------
+
+
+def purge_memory(
+    paths: StatePaths, memory_id: str, *, now: datetime, lock_timeout: float
+) -> Memory | None:
+    """Remove a memory and its text everywhere: ltm.json, its history, its cached vector,
+    and exact copies of the text in this user's session transcripts. The history keeps a
+    line saying that it was purged, without the text. None if there is no such memory.
+
+    Order: the new history replaces the old one first, then ltm.json; a crash in between
+    leaves readable files, and running the purge again finishes it.
+    """
+    from filelock import FileLock
+
+    ensure_folder(paths)
+    with FileLock(paths.lock, timeout=lock_timeout):
+        warnings: list[str] = []
+        ltm, _ = _read_locked(paths.ltm, LtmFile, now=now, warnings=warnings, move_aside=True)
+        target = next((m for m in ltm.memories if m.id == memory_id), None) if ltm else None
+        if ltm is None or target is None:
+            return None
+        kept = [h for h in read_history(paths, ltm) if h.memory_id != memory_id]
+        kept.append(
+            HistoryEntry(
+                memory_id=memory_id, at=now, event="purged", reason="by command; text removed"
+            )
+        )
+        text = "".join(h.model_dump_json() + "\n" for h in kept)
+        atomic_write_text(paths.history, text)
+        ltm.memories = [m for m in ltm.memories if m.id != memory_id]
+        ltm.history_bytes = len(text.encode("utf-8"))
+        _write_model(paths.ltm, ltm)
+        _drop_vector(paths, target.content)
+        for session_path in (paths.home / "session.json", *sorted(paths.archive.glob("*.json"))):
+            _scrub_session(session_path, target.content)
+        return target
+
+
+def _drop_vector(paths: StatePaths, content: str) -> None:
+    if not paths.vectors.exists():
+        return
+    import numpy as np
+
+    from .embeddings import content_key
+
+    with np.load(paths.vectors, allow_pickle=False) as data:
+        keys, vectors, model_id = data["keys"], data["vectors"], data["model_id"]
+    keep = keys != content_key(content)
+    fd, tmp = tempfile.mkstemp(dir=paths.home, prefix=".ltm.vectors.", suffix=".tmp")
+    with os.fdopen(fd, "wb") as handle:
+        np.savez(handle, keys=keys[keep], vectors=vectors[keep], model_id=model_id)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, paths.vectors)
+
+
+def _scrub_session(path: Path, content: str) -> None:
+    try:
+        session = _parse(path.read_bytes(), path, SessionFile)
+    except (FileNotFoundError, _Unreadable):
+        return
+    needle = content.strip()
+    if needle not in session.session_summary and not any(
+        needle in m.content for m in session.messages
+    ):
+        return
+    session.session_summary = session.session_summary.replace(needle, "[purged]")
+    for message in session.messages:
+        message.content = message.content.replace(needle, "[purged]")
+    _write_model(path, session)
+
+
+def clear_memory(paths: StatePaths, *, lock_timeout: float) -> int:
+    """Delete this user's long-term memory, its history and vectors; return how many
+    memories there were (0: nothing to clear)."""
+    from filelock import FileLock
+
+    ensure_folder(paths)
+    with FileLock(paths.lock, timeout=lock_timeout):
+        count = 0
+        if paths.ltm.exists():
+            try:
+                count = len(_parse(paths.ltm.read_bytes(), paths.ltm, LtmFile).memories)
+            except _Unreadable:
+                count = 1  # unreadable, but there was something: clearing is the request
+        for path in (paths.ltm, paths.history, paths.vectors):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        _fsync_dir(paths.home)
+        return count
+
+
+def clear_session(paths: StatePaths, *, lock_timeout: float) -> int:
+    """Delete the current session's turns and summary; return how many turns it had."""
+    from filelock import FileLock
+
+    ensure_folder(paths)
+    with FileLock(paths.lock, timeout=lock_timeout):
+        try:
+            session = _parse(paths.session.read_bytes(), paths.session, SessionFile)
+            turns = len({m.turn_id for m in session.messages}) or int(bool(session.session_summary))
+        except FileNotFoundError:
+            return 0
+        except _Unreadable:
+            turns = 1
+        paths.session.unlink()
+        _fsync_dir(paths.session.parent)
+        return turns
+
+
+# --- Counters (seed 004): a small file of its own, so counting never rewrites ltm.json ----
+
+
+def read_counters(paths: StatePaths) -> dict[str, int]:
+    try:
+        data = json.loads(paths.counters.read_bytes())
+    except (FileNotFoundError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, int)}
+
+
+def _add_counters(paths: StatePaths, increments: dict[str, int]) -> None:
+    totals = read_counters(paths)
+    for key, value in increments.items():
+        totals[key] = totals.get(key, 0) + value
+    atomic_write_text(paths.counters, json.dumps(dict(sorted(totals.items())), indent=1) + "\n")

@@ -12,7 +12,7 @@ from .config import Settings, require_api_key
 from .errors import LLMError
 from .gate import gate, redact
 from .llm import ChatModel
-from .models import CandidateIn, RevisionIn, SessionFile
+from .models import CandidateIn, GateResult, RevisionIn, SessionFile
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
@@ -313,6 +313,27 @@ class PendingTurn:
     proposal: Proposal
 
 
+def count_decisions(result: GateResult) -> dict[str, int]:
+    """Seed 004's counters for one turn: attempts, accepted, rejected by reason, deduped,
+    skipped for quota."""
+    counts: dict[str, int] = {}
+
+    def add(key: str) -> None:
+        counts[key] = counts.get(key, 0) + 1
+
+    for d in result.candidates:
+        add("attempts")
+        if d.verdict == "accepted":
+            add("accepted")
+        elif d.verdict == "merged":
+            add("deduped")
+        else:
+            add(f"rejected_{d.reason}")
+            if d.reason in ("quota_turn", "quota_day"):
+                add("skipped_quota")
+    return counts
+
+
 def commit_turn(
     paths: store.StatePaths,
     settings: Settings,
@@ -374,6 +395,7 @@ def commit_turn(
             session=recorded.session,
             archive_session=archive,
             history=applied.history,
+            counters={} if dry_run else count_decisions(applied.result),
         )
 
     (applied, recorded), warnings = store.transact(

@@ -1,0 +1,576 @@
+"""Commands that manage memory without the model: no API key, no `openai` import.
+
+    memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
+    session clear
+    reset
+
+Every change goes through the store (lock, re-read, atomic write) and gets a history line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from . import store
+from .config import Settings, load_settings
+from .errors import MemtestError, UsageError
+from .gate import gate, redact
+from .models import (
+    DECAY_POLICIES,
+    MEMORY_TYPES,
+    SUBJECTS,
+    CandidateIn,
+    HistoryEntry,
+    LtmFile,
+    Memory,
+)
+
+COMMANDS = ("memory", "session", "reset")
+
+
+class NotFound(MemtestError):
+    """No memory with that id for this user."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+    common.add_argument("--state-dir", metavar="DIR", help="state folder")
+    common.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
+    common.add_argument("--session", metavar="ID", help="a named session")
+    common.add_argument("--env-file", metavar="PATH", help="settings file instead of .env")
+
+    parser = argparse.ArgumentParser(
+        prog="memory_test.py",
+        description="Manage long-term memory and sessions; no model call, no API key.",
+    )
+    top = parser.add_subparsers(dest="group", required=True, metavar="COMMAND")
+
+    memory = top.add_parser("memory", help="inspect and manage long-term memories")
+    sub = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = sub.add_parser("list", parents=[common], help="list memories")
+    p.add_argument("--type", choices=MEMORY_TYPES, help="only this type")
+    p.add_argument("--all", action="store_true", help="include forgotten memories and drafts")
+    p = sub.add_parser("search", parents=[common], help="memories relevant to a query")
+    p.add_argument("query")
+    p.add_argument("--limit", type=int, default=10)
+    p = sub.add_parser("show", parents=[common], help="one memory and its whole history")
+    p.add_argument("id")
+    p = sub.add_parser("forget", parents=[common], help="forget a memory (restorable)")
+    p.add_argument("id")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="remove its text for good: from the store, the history and the session transcripts",
+    )
+    for name, text in (
+        ("restore", "bring back a forgotten memory"),
+        ("reinforce", "confirm a memory: reset its decay, count a hit"),
+        ("approve", "make a draft memory active"),
+    ):
+        sub.add_parser(name, parents=[common], help=text).add_argument("id")
+    p = sub.add_parser("add", parents=[common], help="write a memory yourself, through the gate")
+    p.add_argument("text")
+    p.add_argument("--type", choices=MEMORY_TYPES, required=True)
+    p.add_argument("--subject", choices=SUBJECTS, default="user")
+    p.add_argument("--decay", choices=DECAY_POLICIES, help="default: by type")
+    p = sub.add_parser("export", parents=[common], help="all memories as JSON lines on stdout")
+    p.add_argument("--all", action="store_true", help="include forgotten memories and drafts")
+    p = sub.add_parser(
+        "import", parents=[common], help="add memories from a JSON-lines file, through the gate"
+    )
+    p.add_argument("file", help="a file written by `memory export` ('-': standard input)")
+    sub.add_parser("stats", parents=[common], help="counts and file sizes")
+    sub.add_parser("clear", parents=[common], help="delete this user's long-term memory")
+
+    session = top.add_parser("session", help="manage the short-term session")
+    ssub = session.add_subparsers(dest="action", required=True, metavar="ACTION")
+    ssub.add_parser("clear", parents=[common], help="delete the current session's turns")
+
+    top.add_parser("reset", parents=[common], help="clear the session and long-term memory")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings(
+            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+        )
+        handler = HANDLERS[(args.group, getattr(args, "action", None))]
+        payload, text = handler(settings, args)
+    except MemtestError as exc:
+        if args.json:
+            print(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
+        print(f"memory-test: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"memory-test: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    elif text:
+        print(text)
+    return 0
+
+
+# --- Reading ------------------------------------------------------------------------------
+
+
+def _memory_json(m: Memory, settings: Settings, now: datetime) -> dict[str, Any]:
+    return {
+        **m.model_dump(mode="json"),
+        "current_confidence": round(m.current_confidence(now, settings.decay_horizon_hours), 4),
+    }
+
+
+def _line(m: Memory, settings: Settings, now: datetime) -> str:
+    current = m.current_confidence(now, settings.decay_horizon_hours)
+    status = "" if m.status == "active" else f" [{m.status}]"
+    return f"{m.id}  {m.type:<12} {current:.2f}  hits {m.hit_count:<3} {m.content}{status}"
+
+
+def list_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    now = utcnow()
+    ltm = store.load(settings.paths, now=now).ltm
+    shown = [
+        m
+        for m in ltm.memories
+        if (args.all or m.status == "active") and (not args.type or m.type == args.type)
+    ]
+    payload = {
+        "user_id": settings.user_id,
+        "memories": [_memory_json(m, settings, now) for m in shown],
+    }
+    if not shown:
+        return payload, f"No memories for {settings.user_id}."
+    return payload, "\n".join(_line(m, settings, now) for m in shown)
+
+
+def search_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    from .retrieval import Retriever, retrieve_relevant
+
+    now = utcnow()
+    paths = settings.paths
+    memories = store.load(paths, now=now).ltm.memories
+    retriever = Retriever.create(semantic=settings.semantic_retrieval())
+    vectors = None
+    if retriever.embedder is not None:
+        from .embeddings import vectors_for
+
+        cache = store.read_vectors(paths, retriever.embedder.model_id)
+        vectors, _, _ = vectors_for([m.content for m in memories], retriever.embedder, cache)
+    found = retrieve_relevant(
+        memories,
+        query=args.query,
+        min_confidence=0.0,
+        token_budget=10**9,
+        max_items=max(1, args.limit),
+        retriever=retriever,
+        vectors=vectors,
+        now=now,
+        horizon_hours=settings.decay_horizon_hours,
+    )
+    payload = {
+        "selection_mode": found.selection_mode,
+        "results": [
+            {**_memory_json(r.memory, settings, now), "score": r.score, "why": r.why}
+            for r in found.used
+        ],
+    }
+    if not found.used:
+        return payload, "No matching memories."
+    return payload, "\n".join(f"{_line(r.memory, settings, now)}   ({r.why})" for r in found.used)
+
+
+def show_memory(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    now = utcnow()
+    paths = settings.paths
+    ltm = store.load(paths, now=now).ltm
+    memory = _find(ltm, args.id, settings)
+    history = store.read_history(paths, ltm, memory.id)
+    payload = {
+        **_memory_json(memory, settings, now),
+        "history": [h.model_dump(mode="json") for h in history],
+    }
+    lines = [
+        f"{memory.id} ({memory.status}, {memory.type}/{memory.subject}, source {memory.source},"
+        f" decay {memory.decay})",
+        f"  {memory.content}",
+        f"  confidence {memory.confidence:.2f} stored, "
+        f"{memory.current_confidence(now, settings.decay_horizon_hours):.2f} now; "
+        f"{memory.hit_count} hit(s); created {memory.created_at:%Y-%m-%d %H:%M}, "
+        f"last reinforced {memory.last_reinforced:%Y-%m-%d %H:%M} (UTC)",
+        f"  why: {memory.reason or '-'}",
+        "history:",
+    ]
+    for h in history:
+        change = _describe_change(h)
+        lines.append(
+            f"  {h.at:%Y-%m-%d %H:%M} {h.event:<18} turn {h.turn_id or '-'}"
+            + (f" · {change}" if change else "")
+            + (f" · {h.reason}" if h.reason else "")
+        )
+    return payload, "\n".join(lines)
+
+
+def _describe_change(h: HistoryEntry) -> str:
+    before, after = h.before or {}, h.after or {}
+    parts = []
+    for key in ("content", "confidence", "status", "hit_count"):
+        if key in after and before.get(key) != after[key]:
+            parts.append(
+                f"{key} {before[key]!r} → {after[key]!r}"
+                if key in before
+                else f"{key} {after[key]!r}"
+            )
+    return "; ".join(parts)
+
+
+def stats(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    paths = settings.paths
+    ltm = store.load(paths, now=utcnow()).ltm
+    counters = store.read_counters(paths)
+    by_status = Counter(m.status for m in ltm.memories)
+    by_type = Counter(m.type for m in ltm.memories if m.status == "active")
+    files = {
+        p.name: p.stat().st_size
+        for p in (paths.ltm, paths.history, paths.vectors, paths.counters, paths.session)
+        if p.exists()
+    }
+    payload = {
+        "user_id": settings.user_id,
+        "memories": len(ltm.memories),
+        "by_status": dict(by_status),
+        "by_type": dict(by_type),
+        "counters": counters,
+        "file_bytes": files,
+    }
+    lines = [
+        f"user {settings.user_id}: {len(ltm.memories)} memories "
+        f"({', '.join(f'{n} {s}' for s, n in sorted(by_status.items())) or 'none'})"
+    ]
+    if by_type:
+        lines.append("active by type: " + ", ".join(f"{t} {n}" for t, n in sorted(by_type.items())))
+    if counters:
+        lines.append("gate counters: " + ", ".join(f"{k} {v}" for k, v in sorted(counters.items())))
+    lines.append("files: " + (", ".join(f"{k} {v:,} B" for k, v in files.items()) or "none"))
+    return payload, "\n".join(lines)
+
+
+def export_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    ltm = store.load(settings.paths, now=utcnow()).ltm
+    rows = [m.model_dump(mode="json") for m in ltm.memories if args.all or m.status == "active"]
+    if args.json:
+        return {"memories": rows}, ""
+    return None, "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
+
+
+def _find(ltm: LtmFile, memory_id: str, settings: Settings) -> Memory:
+    for memory in ltm.memories:
+        if memory.id == memory_id:
+            return memory
+    raise NotFound(
+        f"no memory {memory_id!r} for user {settings.user_id} "
+        "(see `memory_test.py memory list --all`)"
+    )
+
+
+# --- Changing -----------------------------------------------------------------------------
+
+
+def _change_memory(
+    settings: Settings,
+    memory_id: str,
+    change: Edit,
+) -> tuple[Memory, str | None]:
+    """Apply `change` to one memory under the lock; it returns (event, before, after), or
+    None when there is nothing to do. Returns the memory and the event recorded."""
+
+    def merge(disk: store.Snapshot) -> store.Change[tuple[Memory, str | None]]:
+        now = utcnow()
+        memory = _find(disk.ltm, memory_id, settings)
+        outcome = change(memory, now)
+        if outcome is None:
+            return store.Change(result=(memory, None))
+        event, before, after = outcome
+        entry = HistoryEntry(
+            memory_id=memory.id,
+            at=now,
+            event=event,
+            reason="by command",
+            before=before,
+            after=after,
+        )
+        return store.Change(result=(memory, event), ltm=disk.ltm, history=[entry])
+
+    result, _ = store.transact(
+        settings.paths, merge, now=utcnow(), lock_timeout=settings.lock_timeout
+    )
+    return result
+
+
+Edit = Callable[[Memory, datetime], tuple[str, dict[str, Any], dict[str, Any]] | None]
+
+
+def _set_status(target: str, allowed_from: tuple[str, ...], event: str) -> Edit:
+    """An edit that moves a memory to `target` status (None if it is there already)."""
+
+    def change(memory: Memory, _now: datetime) -> tuple[str, dict[str, Any], dict[str, Any]] | None:
+        if memory.status == target:
+            return None
+        if memory.status not in allowed_from:
+            raise UsageError(
+                f"{memory.id} is {memory.status}; {event} applies to "
+                f"{' or '.join(allowed_from)} memories"
+            )
+        before = {"status": memory.status}
+        memory.status = target
+        return event, before, {"status": target}
+
+    return change
+
+
+def forget(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    if args.purge:
+        return purge(settings, args)
+    memory, event = _change_memory(
+        settings, args.id, _set_status("forgotten", ("active", "draft"), "forgotten")
+    )
+    if event is None:
+        return {
+            "id": memory.id,
+            "status": memory.status,
+            "changed": False,
+        }, f"{memory.id} is already forgotten."
+    return (
+        {"id": memory.id, "status": "forgotten", "changed": True},
+        f"Forgot {memory.id}: {memory.content}\n(restore with `memory restore {memory.id}`; "
+        "remove for good with `memory forget --purge`)",
+    )
+
+
+def restore(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    memory, event = _change_memory(
+        settings, args.id, _set_status("active", ("forgotten",), "restored")
+    )
+    if event is None:
+        return {
+            "id": memory.id,
+            "status": memory.status,
+            "changed": False,
+        }, f"{memory.id} is already active."
+    return {
+        "id": memory.id,
+        "status": "active",
+        "changed": True,
+    }, f"Restored {memory.id}: {memory.content}"
+
+
+def approve(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    memory, event = _change_memory(settings, args.id, _set_status("active", ("draft",), "approved"))
+    if event is None:
+        return {
+            "id": memory.id,
+            "status": memory.status,
+            "changed": False,
+        }, f"{memory.id} is already active."
+    return {
+        "id": memory.id,
+        "status": "active",
+        "changed": True,
+    }, f"Approved {memory.id}: {memory.content}"
+
+
+def reinforce(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    def change(memory: Memory, now: datetime) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        if memory.status != "active":
+            raise UsageError(
+                f"{memory.id} is {memory.status}; only active memories are "
+                "reinforced (restore or approve it first)"
+            )
+        before = {
+            "hit_count": memory.hit_count,
+            "last_reinforced": memory.last_reinforced.isoformat(),
+        }
+        memory.hit_count += 1
+        memory.last_reinforced = now
+        return (
+            "reinforced",
+            before,
+            {"hit_count": memory.hit_count, "last_reinforced": now.isoformat()},
+        )
+
+    memory, _ = _change_memory(settings, args.id, change)
+    now = utcnow()
+    current = memory.current_confidence(now, settings.decay_horizon_hours)
+    return {
+        **_memory_json(memory, settings, now)
+    }, f"Reinforced {memory.id} (confidence {current:.2f} now, {memory.hit_count} hits)."
+
+
+def purge(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    result = store.purge_memory(
+        settings.paths, args.id, now=utcnow(), lock_timeout=settings.lock_timeout
+    )
+    if result is None:
+        raise NotFound(f"no memory {args.id!r} for user {settings.user_id}")
+    return {
+        "id": args.id,
+        "purged": True,
+    }, f"Purged {args.id}: its text is gone from the store, its history and the sessions."
+
+
+def add_memory(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    candidate = CandidateIn(
+        type=args.type,
+        subject=args.subject,
+        content=args.text,
+        confidence=1.0,
+        reason="added by hand",
+        decay=args.decay,
+    )
+    written = _write_through_gate(settings, [candidate], source="human")
+    return _report_writes(written)
+
+
+def import_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    raw = sys.stdin.read() if args.file == "-" else _read_text(args.file)
+    candidates = []
+    for number, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            candidates.append(
+                CandidateIn(
+                    type=row["type"],
+                    subject=row.get("subject", "user"),
+                    content=row["content"],
+                    confidence=float(row.get("confidence", 1.0)),
+                    reason=row.get("reason") or "imported",
+                    decay=row.get("decay"),
+                )
+            )
+        except (ValueError, KeyError, TypeError, ValidationError) as exc:
+            raise UsageError(f"{args.file} line {number}: not a memory ({exc})") from None
+    written = _write_through_gate(settings, candidates, source="import")
+    return _report_writes(written)
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+
+
+def _write_through_gate(
+    settings: Settings, candidates: list[CandidateIn], *, source: str
+) -> list[dict[str, Any]]:
+    """The gate's rules, minus the automatic quotas and confidence floor: a person chose
+    these. Secrets, planted instructions, junk and duplicates are still refused."""
+    from dataclasses import replace
+
+    from .apply import apply_decisions
+
+    policy = replace(
+        settings.policy, min_confidence=0.0, max_per_turn=len(candidates) or 1, max_per_day=10**9
+    )
+
+    def merge(disk: store.Snapshot) -> store.Change[list[dict[str, Any]]]:
+        now = utcnow()
+        result = gate(candidates, [], disk.ltm.memories, aliases={}, policy=policy, now=now)
+        applied = apply_decisions(
+            disk.ltm, candidates, [], result, turn_id=None, now=now, source=source
+        )
+        rows = [
+            {
+                "content": redact(c.content),
+                "verdict": d.verdict,
+                "reason": d.reason,
+                "detail": d.detail,
+                "memory_id": d.memory_id,
+            }
+            for c, d in zip(candidates, applied.result.candidates, strict=True)
+        ]
+        return store.Change(
+            result=rows, ltm=disk.ltm if applied.writes else None, history=applied.history
+        )
+
+    rows, _ = store.transact(
+        settings.paths, merge, now=utcnow(), lock_timeout=settings.lock_timeout
+    )
+    return rows
+
+
+def _report_writes(rows: list[dict[str, Any]]) -> tuple[Any, str]:
+    lines = []
+    for row in rows:
+        target = f" {row['memory_id']}" if row["memory_id"] else ""
+        detail = f" ({row['detail']})" if row["detail"] else ""
+        lines.append(f"{row['verdict']}{target} [{row['reason']}]{detail}: {row['content']}")
+    new = sum(r["verdict"] == "accepted" for r in rows)
+    merged = sum(r["verdict"] == "merged" for r in rows)
+    lines.append(f"{new} new, {merged} reinforced, {len(rows) - new - merged} refused.")
+    return {"results": rows}, "\n".join(lines)
+
+
+# --- Clearing (seed 000: immediate, idempotent, informational when already empty) --------
+
+
+def clear_memory(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    removed = store.clear_memory(settings.paths, lock_timeout=settings.lock_timeout)
+    if not removed:
+        return {"cleared": False}, f"Long-term memory of {settings.user_id} is already empty."
+    return {
+        "cleared": True,
+        "memories": removed,
+    }, f"Cleared {removed} memories of {settings.user_id} (and their history)."
+
+
+def clear_session(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    turns = store.clear_session(settings.paths, lock_timeout=settings.lock_timeout)
+    if not turns:
+        return {"cleared": False}, "The session is already empty."
+    return {"cleared": True, "turns": turns}, f"Cleared the session ({turns} turns)."
+
+
+def reset(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
+    session_payload, session_text = clear_session(settings, args)
+    memory_payload, memory_text = clear_memory(settings, args)
+    return {"session": session_payload, "memory": memory_payload}, f"{session_text}\n{memory_text}"
+
+
+HANDLERS: dict[
+    tuple[str, str | None], Callable[[Settings, argparse.Namespace], tuple[Any, str]]
+] = {
+    ("memory", "list"): list_memories,
+    ("memory", "search"): search_memories,
+    ("memory", "show"): show_memory,
+    ("memory", "forget"): forget,
+    ("memory", "restore"): restore,
+    ("memory", "reinforce"): reinforce,
+    ("memory", "approve"): approve,
+    ("memory", "add"): add_memory,
+    ("memory", "export"): export_memories,
+    ("memory", "import"): import_memories,
+    ("memory", "stats"): stats,
+    ("memory", "clear"): clear_memory,
+    ("session", "clear"): clear_session,
+    ("reset", None): reset,
+}

@@ -1,0 +1,231 @@
+"""The memory, session and reset commands, run as real processes against real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline import store
+from pipeline.models import LtmFile
+from tests.helpers import PROJECT, candidate, reflection, run_cli, turn_env
+from tests.llm_server import ScriptedLLM
+from tests.strategies import NOW, memory
+
+
+@pytest.fixture
+def env(state_dir: Path, tmp_path: Path) -> dict[str, str]:
+    """No API key at all: these commands must not need one."""
+    empty = tmp_path / "commands.env"
+    empty.write_text("")
+    return {
+        "MEMTEST_STATE_DIR": str(state_dir),
+        "MEMTEST_ENV_FILE": str(empty),
+        "MEMTEST_RETRIEVER": "lexical",
+    }
+
+
+def cli(
+    env: dict[str, str], *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, env=env, stdin=stdin)
+
+
+def as_json(env: dict[str, str], *args: str) -> Any:
+    result = cli(env, *args, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def history(state_dir: Path, memory_id: str, user: str = "default-user") -> list[str]:
+    paths = store.StatePaths(state_dir, user)
+    return [h.event for h in store.read_history(paths, store.load(paths, now=NOW).ltm, memory_id)]
+
+
+def test_commands_never_import_openai(env: dict[str, str]) -> None:
+    """Managing memory starts fast: the openai package is not even imported."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", str(PROJECT / "memory_test.py"), "memory", "list"],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(PROJECT)},
+        check=False,
+    )
+    assert result.returncode == 0
+    assert " openai" not in result.stderr
+    assert "pipeline.commands" in result.stderr
+
+
+def test_add_goes_through_the_gate(env: dict[str, str]) -> None:
+    """A hand-written memory is stored; a secret is refused; a repeat reinforces."""
+    added = as_json(env, "memory", "add", "User is allergic to peanuts", "--type", "identity")
+    assert added["results"][0]["verdict"] == "accepted"
+    secret = cli(env, "memory", "add", "My password is hunter22x", "--type", "preference")
+    assert "rejected [secret]" in secret.stdout
+    assert "hunter22x" not in secret.stdout
+    again = cli(env, "memory", "add", "The user is allergic to peanuts.", "--type", "identity")
+    assert "merged mem_0001 [duplicate]" in again.stdout
+    listed = as_json(env, "memory", "list")["memories"]
+    assert [(m["id"], m["hit_count"], m["source"], m["decay"]) for m in listed] == [
+        ("mem_0001", 2, "human", "stable")
+    ]
+
+
+def test_list_filters_and_says_when_empty(env: dict[str, str]) -> None:
+    """`memory list` is informative when empty and filters by type."""
+    assert "No memories for default-user." in cli(env, "memory", "list").stdout
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    cli(env, "memory", "add", "User is a nurse", "--type", "identity")
+    assert [
+        m["content"] for m in as_json(env, "memory", "list", "--type", "habit")["memories"]
+    ] == ["User plays chess"]
+
+
+def test_forget_restore_and_their_history(env: dict[str, str], state_dir: Path) -> None:
+    """Forget is soft and idempotent; restore brings it back; both are in the history."""
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    assert "Forgot mem_0001" in cli(env, "memory", "forget", "mem_0001").stdout
+    assert "already forgotten" in cli(env, "memory", "forget", "mem_0001").stdout
+    assert as_json(env, "memory", "list")["memories"] == []
+    assert as_json(env, "memory", "list", "--all")["memories"][0]["status"] == "forgotten"
+    assert "Restored mem_0001" in cli(env, "memory", "restore", "mem_0001").stdout
+    assert "already active" in cli(env, "memory", "restore", "mem_0001").stdout
+    assert history(state_dir, "mem_0001") == ["created", "forgotten", "restored"]
+
+
+def test_show_gives_the_memory_and_why_it_changed(env: dict[str, str]) -> None:
+    """`memory show` prints the fields and every change with its time and reason."""
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    cli(env, "memory", "reinforce", "mem_0001")
+    shown = as_json(env, "memory", "show", "mem_0001")
+    assert shown["hit_count"] == 2
+    assert [h["event"] for h in shown["history"]] == ["created", "reinforced"]
+    text = cli(env, "memory", "show", "mem_0001").stdout
+    assert "User plays chess" in text
+    assert "reinforced" in text
+    assert "hit_count 1 → 2" in text
+
+
+def test_missing_ids_and_bad_arguments_fail_clearly(env: dict[str, str]) -> None:
+    """Unknown ids exit 1 with a message; bad arguments exit 2."""
+    for action in ("show", "forget", "restore", "reinforce", "approve"):
+        result = cli(env, "memory", action, "mem_0404")
+        assert result.returncode == 1, action
+        assert "no memory 'mem_0404' for user default-user" in result.stderr
+    assert json.loads(cli(env, "memory", "show", "mem_0404", "--json").stdout)["error"]
+    assert cli(env, "memory", "add", "no type given").returncode == 2
+    assert cli(env, "memory", "frobnicate").returncode == 2
+    assert cli(env, "memory", "list", "--user", "../x").returncode == 2
+    assert cli(env, "memory", "purge").returncode == 2
+
+
+def test_approve_drafts_and_refuse_wrong_states(env: dict[str, str], state_dir: Path) -> None:
+    """A draft becomes active on approval; reinforcing a forgotten memory is refused."""
+    paths = store.StatePaths(state_dir)
+    draft = memory("mem_0001", "User likes tea").model_copy(update={"status": "draft"})
+    store.transact(
+        paths,
+        lambda _d: store.Change(result=None, ltm=LtmFile(next_seq=2, memories=[draft])),
+        now=NOW,
+        lock_timeout=5,
+    )
+    assert as_json(env, "memory", "list")["memories"] == []
+    assert "Approved mem_0001" in cli(env, "memory", "approve", "mem_0001").stdout
+    cli(env, "memory", "forget", "mem_0001")
+    refused = cli(env, "memory", "reinforce", "mem_0001")
+    assert refused.returncode == 2
+    assert "forgotten" in refused.stderr
+
+
+def test_purge_removes_the_text_from_every_file(
+    env: dict[str, str], state_dir: Path, llm: ScriptedLLM
+) -> None:
+    """After --purge the text is in no file of the state folder; a tombstone remains."""
+    turn = turn_env(llm, state_dir)
+    llm.reply("Noted: User is allergic to peanuts").reply(
+        reflection(candidate("User is allergic to peanuts", type="identity"))
+    )
+    assert run_cli("-i", "User is allergic to peanuts", env=turn).returncode == 0
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    assert "Purged mem_0001" in cli(env, "memory", "forget", "mem_0001", "--purge").stdout
+    for path in state_dir.rglob("*"):
+        if path.is_file():
+            assert b"allergic to peanuts" not in path.read_bytes(), path
+    assert history(state_dir, "mem_0001") == ["purged"]
+    assert [m["id"] for m in as_json(env, "memory", "list")["memories"]] == ["mem_0002"]
+    assert cli(env, "memory", "show", "mem_0001").returncode == 1
+
+
+def test_export_then_import_into_another_user(env: dict[str, str]) -> None:
+    """Export writes JSON lines; import runs them through the gate for another user."""
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    cli(env, "memory", "add", "User is a nurse", "--type", "identity")
+    exported = cli(env, "memory", "export").stdout
+    assert len(exported.splitlines()) == 2
+    first = cli(env, "memory", "import", "-", "--user", "bob", stdin=exported)
+    assert "2 new, 0 reinforced, 0 refused." in first.stdout
+    second = cli(env, "memory", "import", "-", "--user", "bob", stdin=exported)
+    assert "0 new, 2 reinforced, 0 refused." in second.stdout
+    bad = cli(env, "memory", "import", "-", stdin='{"content": "no type"}\n')
+    assert bad.returncode == 2
+    assert "line 1" in bad.stderr
+
+
+def test_clear_commands_are_idempotent_and_per_user(env: dict[str, str], state_dir: Path) -> None:
+    """Clearing says so when there is nothing; one user's clear leaves another's memory."""
+    assert "already empty" in cli(env, "memory", "clear").stdout
+    assert "already empty" in cli(env, "session", "clear").stdout
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    cli(env, "memory", "add", "User plays go", "--type", "habit", "--user", "bob")
+    assert "Cleared 1 memories of default-user" in cli(env, "memory", "clear").stdout
+    assert not (state_dir / "ltm.history.jsonl").exists()
+    assert [m["content"] for m in as_json(env, "memory", "list", "--user", "bob")["memories"]] == [
+        "User plays go"
+    ]
+    reset = cli(env, "reset", "--user", "bob")
+    assert "Cleared 1 memories of bob" in reset.stdout
+    assert "already empty" in cli(env, "reset", "--user", "bob").stdout
+
+
+def test_session_clear_empties_the_transcript(
+    env: dict[str, str], state_dir: Path, llm: ScriptedLLM
+) -> None:
+    """`session clear` removes the current session's turns; memory is untouched."""
+    turn = turn_env(llm, state_dir)
+    llm.reply("ok").reply(reflection(candidate("User likes tea")))
+    run_cli("-i", "I like tea", env=turn)
+    assert "Cleared the session (1 turns)." in cli(env, "session", "clear").stdout
+    assert not (state_dir / "session.json").exists()
+    assert len(as_json(env, "memory", "list")["memories"]) == 1
+
+
+def test_stats_count_memories_and_gate_decisions(
+    env: dict[str, str], state_dir: Path, llm: ScriptedLLM
+) -> None:
+    """Counters (seed 004) accumulate across turns: attempts, accepted, rejections by reason."""
+    turn = turn_env(llm, state_dir)
+    llm.reply("ok").reply(reflection(candidate("User likes tea"), candidate("User is tired today")))
+    run_cli("-i", "I like tea but I'm tired today", env=turn)
+    llm.reply("ok").reply(reflection(candidate("User likes tea.")))
+    run_cli("-i", "tea again", env=turn)
+    stats = as_json(env, "memory", "stats")
+    assert stats["counters"] == {
+        "accepted": 1,
+        "attempts": 3,
+        "deduped": 1,
+        "rejected_ephemeral": 1,
+    }
+    assert stats["by_status"] == {"active": 1}
+
+
+def test_search_ranks_by_relevance(env: dict[str, str]) -> None:
+    """`memory search` uses the turn's retriever and explains each hit."""
+    cli(env, "memory", "add", "User is allergic to peanuts", "--type", "identity")
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    found = as_json(env, "memory", "search", "peanut allergy")
+    assert found["results"][0]["content"] == "User is allergic to peanuts"
+    assert "matched" in found["results"][0]["why"]
