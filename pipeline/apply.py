@@ -61,7 +61,8 @@ def apply_decisions(
     decided = []
     for decision, candidate in zip(result.candidates, candidates, strict=True):
         if decision.verdict == "accepted":
-            memory = _create(ltm, candidate, turn_id=turn_id, now=now, source=source)
+            origin = "explicit" if decision.explicit else source
+            memory = _create(ltm, candidate, turn_id=turn_id, now=now, source=origin)
             by_id[memory.id] = memory
             copied.add(memory.id)
             history.append(

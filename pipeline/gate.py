@@ -324,22 +324,31 @@ def gate(
     aliases: Mapping[str, str],
     policy: Policy,
     now: datetime,
+    explicit_turn: bool = False,
+    forgotten: Sequence[str] = (),
 ) -> GateResult:
     """Decide every candidate and revision; pure and deterministic.
 
     Candidates are considered best first (confidence, then position) so that quotas keep
-    the strongest; decisions come back in input order.
+    the strongest; decisions come back in input order. In a turn where the user asked to
+    remember (`explicit_turn`), candidates marked `explicit` skip the confidence floor and
+    the automatic quotas; every other rule still applies to them. `forgotten` holds texts
+    the user asked to forget in this turn: they are not learned again.
     """
     # A forgotten memory is out of play: it is neither reinforced nor a reason to refuse.
     live = [m for m in memories if m.status != "forgotten"]
     by_id = {m.id: m for m in live}
     stored = _StoredFacts(live)
-    created_last_day = sum(1 for m in memories if now - m.created_at < timedelta(days=1))
+    # Only automatic writes count against the quotas (seed 004).
+    created_last_day = sum(
+        1 for m in memories if now - m.created_at < timedelta(days=1) and m.source == "reflection"
+    )
     allowed = max(0, min(policy.max_per_turn, policy.max_per_day - created_last_day))
 
     cand_out: dict[int, Decision] = {}
     accepted_prints: list[_Fingerprint] = []
     merged_ids: set[str] = set()
+    explicit_count = 0
     order = sorted(range(len(candidates)), key=lambda i: (-candidates[i].confidence, i))
 
     for i in order:
@@ -350,9 +359,13 @@ def gate(
             reason: str,
             detail: str = "",
             memory_id: str | None = None,
+            *,
             index: int = i,
+            explicit: bool = False,
         ) -> None:
-            cand_out[index] = Decision("candidate", index, verdict, reason, detail, memory_id)
+            cand_out[index] = Decision(
+                "candidate", index, verdict, reason, detail, memory_id, explicit
+            )
 
         problem = _invalid_candidate(c, policy)
         if problem:
@@ -362,7 +375,8 @@ def gate(
         if screen:
             decide("rejected", screen.reason, screen.detail)
             continue
-        if c.confidence < policy.min_confidence:
+        explicit = explicit_turn and c.explicit
+        if c.confidence < policy.min_confidence and not explicit:
             decide(
                 "rejected",
                 "low_confidence",
@@ -377,6 +391,9 @@ def gate(
                 decide("rejected", "unknown_target", f"no memory {c.target_id!r} was shown")
                 continue
         fingerprint = _Fingerprint.of(c.content)
+        if any(_Fingerprint.of(text).same_fact(fingerprint) for text in forgotten):
+            decide("rejected", "duplicate", "the user asked to forget this in this turn")
+            continue
         if target is None:
             target = stored.find(fingerprint)
         if target is not None:
@@ -392,8 +409,13 @@ def gate(
         if any(fp.same_fact(fingerprint) for fp in accepted_prints):
             decide("rejected", "duplicate", "repeats another candidate of this turn")
             continue
-        if len(accepted_prints) >= allowed:
-            if created_last_day + len(accepted_prints) >= policy.max_per_day:
+        if explicit:
+            accepted_prints.append(fingerprint)
+            explicit_count += 1
+            decide("accepted", "ok", "asked for explicitly", explicit=True)
+            continue
+        if len(accepted_prints) - explicit_count >= allowed:
+            if created_last_day + len(accepted_prints) - explicit_count >= policy.max_per_day:
                 decide(
                     "rejected",
                     "quota_day",

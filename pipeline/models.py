@@ -147,6 +147,7 @@ class CandidateIn(_ModelReply):
     action: str = "create"
     target_id: str | None = None
     decay: str | None = None
+    explicit: bool = False
 
 
 class RevisionIn(_ModelReply):
@@ -190,6 +191,7 @@ class Decision:
     reason: str
     detail: str = ""
     memory_id: str | None = None
+    explicit: bool = False  # accepted because the user asked for it explicitly
 
 
 @dataclass(frozen=True)

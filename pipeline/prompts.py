@@ -35,11 +35,20 @@ def memory_block(used: Sequence[Retrieved]) -> str:
 
 
 def answer_messages(
-    *, used: Sequence[Retrieved], summary: str, recent: Sequence[Message], user_input: str
+    *,
+    used: Sequence[Retrieved],
+    summary: str,
+    recent: Sequence[Message],
+    user_input: str,
+    actions: Sequence[str] = (),
 ) -> list[dict[str, str]]:
-    """System prompt with memory and summary, the recent turns as chat, then the input."""
+    """System prompt with memory, summary and this turn's memory actions, the recent turns
+    as chat, then the input."""
     system = render(
-        "answer", retrieved_memories=memory_block(used), session_summary=summary.strip() or "(none)"
+        "answer",
+        retrieved_memories=memory_block(used),
+        session_summary=summary.strip() or "(none)",
+        memory_actions="\n".join(actions) or "(none)",
     )
     return [
         {"role": "system", "content": system},

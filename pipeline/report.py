@@ -29,6 +29,8 @@ class TurnReport:
     memory_count: int = 0
     used: list[Retrieved] = field(default_factory=list)
     selection_mode: str = ""
+    explicit: bool = False
+    forget_note: str = ""
     retrieval_notes: list[str] = field(default_factory=list)
     memory_step: str = "not run"
     memory_step_note: str = ""
@@ -70,6 +72,8 @@ class TurnReport:
             "model": self.model,
             "endpoint": self.endpoint,
             "selection_mode": self.selection_mode,
+            "explicit_request": self.explicit,
+            "forget": self.forget_note,
             "memories_used": [
                 {
                     "id": r.memory.id,
@@ -125,6 +129,13 @@ class TurnReport:
             )
             lines.append(f"      {_short(r.memory.content)}")
 
+        if self.explicit:
+            lines.append(
+                "explicit request to remember: explicit candidates skip the "
+                "confidence floor and the quotas"
+            )
+        if self.forget_note:
+            lines.append(self.forget_note)
         lines.append(
             f"memory step: {self.memory_step}"
             + (f" — {self.memory_step_note}" if self.memory_step_note else "")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -10,9 +10,18 @@ from . import store
 from .apply import Applied, apply_decisions
 from .config import Settings, require_api_key
 from .errors import LLMError
+from .explicit import asks_to_forget, asks_to_remember, matches_request
 from .gate import gate, redact
 from .llm import ChatModel
-from .models import CandidateIn, GateResult, RevisionIn, SessionFile
+from .models import (
+    CandidateIn,
+    GateResult,
+    HistoryEntry,
+    LtmFile,
+    Memory,
+    RevisionIn,
+    SessionFile,
+)
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
@@ -59,6 +68,7 @@ def run_turn(
     session = open_session(
         state, report, start_new=start_new_session, now=started, name=settings.session_id
     )
+    requests = read_requests(user_input, state, report)  # "remember that…", "forget…"
     with report.stage("retrieve"):
         retriever = build_retriever(settings)
         used = report.used = retrieve_for_turn(
@@ -70,9 +80,12 @@ def run_turn(
             retriever=retriever,
             report=report,
             now=started,
+            exclude=requests.forget_ids,
         )
     with report.stage("answer"):
-        answer = report.response = respond(model, used, session, user_input, report)
+        answer = report.response = respond(
+            model, used, session, user_input, report, actions=requests.actions
+        )
     answered = clock()
     on_answer(answer)
     with report.stage("reflect"):
@@ -93,6 +106,8 @@ def run_turn(
             aliases=proposal.aliases,
             policy=settings.policy,
             now=clock(),
+            explicit_turn=requests.explicit,
+            forgotten=requests.forget_texts,
         )
     pending = PendingTurn(
         turn_id=report.turn_id,
@@ -103,6 +118,7 @@ def run_turn(
         started=started,
         answered=answered,
         proposal=proposal,
+        requests=requests,
     )
     with report.stage("commit"):
         commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock(), known=state)
@@ -142,6 +158,55 @@ def build_retriever(settings: Settings) -> Retriever:
     return Retriever.create(semantic=settings.semantic_retrieval())
 
 
+@dataclass(frozen=True)
+class Requests:
+    """What the user asked of memory itself this turn (seed 004)."""
+
+    explicit: bool = False
+    forget: Memory | None = None
+    actions: list[str] = field(default_factory=list)
+
+    @property
+    def forget_ids(self) -> set[str]:
+        return {self.forget.id} if self.forget else set()
+
+    @property
+    def forget_texts(self) -> list[str]:
+        return [self.forget.content] if self.forget else []
+
+
+def read_requests(user_input: str, state: store.Snapshot, report: TurnReport) -> Requests:
+    """Explicit remember and forget requests in the input. A forget request is matched, by
+    its words, to one active memory, which is then left out of this turn's prompt; the
+    answer prompt is told what was done so the answer can say so."""
+    explicit = asks_to_remember(user_input)
+    report.explicit = explicit
+    request = asks_to_forget(user_input)
+    if request is None:
+        return Requests(explicit=explicit)
+    active = [m for m in state.ltm.memories if m.status == "active"]
+    ranked = Retriever().index(active).rank(request.about or user_input, limit=1).scored
+    target = ranked[0].memory if ranked else None
+    if target is None or not matches_request(request, target.content, None):
+        report.forget_note = f"asked to forget {request.about!r}: no stored memory matches"
+        return Requests(
+            explicit=explicit,
+            actions=[
+                "The user asked to forget something, but no stored memory matches it: say so, "
+                "and ask what exactly to forget."
+            ],
+        )
+    report.forget_note = f"forgotten at the user's request: {target.id} ({target.content})"
+    return Requests(
+        explicit=explicit,
+        forget=target,
+        actions=[
+            f"At the user's request this memory was forgotten and will not be used again: "
+            f'"{target.content}". Confirm it briefly.'
+        ],
+    )
+
+
 def retrieve_for_turn(
     state: store.Snapshot,
     session: SessionFile,
@@ -152,13 +217,14 @@ def retrieve_for_turn(
     retriever: Retriever,
     report: TurnReport,
     now: datetime,
+    exclude: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[Retrieved]:
     """Memories for this input, with the last user turns as context for follow-ups.
 
     With embeddings, vectors come from the cache beside ltm.json; missing ones (a memory
     written by an older version, or a lost cache) are embedded now and saved.
     """
-    memories = state.ltm.memories
+    memories = [m for m in state.ltm.memories if m.id not in exclude]
     vectors = None
     if retriever.embedder is not None:
         from .embeddings import vectors_for
@@ -214,10 +280,16 @@ def respond(
     session: SessionFile,
     user_input: str,
     report: TurnReport,
+    *,
+    actions: Sequence[str] = (),
 ) -> str:
     """LLM call #1: the answer. An empty answer is a failed turn."""
     messages = answer_messages(
-        used=used, summary=session.session_summary, recent=session.messages, user_input=user_input
+        used=used,
+        summary=session.session_summary,
+        recent=session.messages,
+        user_input=user_input,
+        actions=actions,
     )
     completion = model.complete(messages)
     report.add_usage("answer", completion.usage)
@@ -311,6 +383,30 @@ class PendingTurn:
     started: datetime
     answered: datetime
     proposal: Proposal
+    requests: Requests = field(default_factory=Requests)
+
+
+def forget_on_disk(
+    ltm: LtmFile, requests: Requests, turn_id: str, now: datetime
+) -> list[HistoryEntry]:
+    """Mark the memory the user asked to forget as forgotten, if it is still active."""
+    if requests.forget is None:
+        return []
+    for i, memory in enumerate(ltm.memories):
+        if memory.id == requests.forget.id and memory.status == "active":
+            ltm.memories[i] = memory.model_copy(update={"status": "forgotten"})
+            return [
+                HistoryEntry(
+                    memory_id=memory.id,
+                    at=now,
+                    event="forgotten",
+                    turn_id=turn_id,
+                    reason="the user asked to forget it",
+                    before={"status": "active", "content": memory.content},
+                    after={"status": "forgotten"},
+                )
+            ]
+    return []
 
 
 def count_decisions(result: GateResult) -> dict[str, int]:
@@ -370,7 +466,8 @@ def commit_turn(
             fold=pending.proposal.fold,
             max_turns=settings.session_turns,
         )
-        proposal = pending.proposal
+        proposal, requests = pending.proposal, pending.requests
+        forgot = [] if dry_run else forget_on_disk(disk.ltm, requests, pending.turn_id, now)
         result = gate(
             proposal.candidates,
             proposal.revisions,
@@ -378,6 +475,8 @@ def commit_turn(
             aliases=proposal.aliases,
             policy=settings.policy,
             now=now,
+            explicit_turn=requests.explicit,
+            forgotten=requests.forget_texts,
         )
         applied = Applied(result)
         if not dry_run:
@@ -389,12 +488,17 @@ def commit_turn(
                 turn_id=pending.turn_id,
                 now=now,
             )
+        applied.writes[:0] = [
+            {"event": "forgotten", "memory_id": h.memory_id, "content": h.before["content"]}
+            for h in forgot
+            if h.before
+        ]
         return store.Change(
             result=(applied, recorded),
             ltm=disk.ltm if applied.writes else None,
             session=recorded.session,
             archive_session=archive,
-            history=applied.history,
+            history=[*forgot, *applied.history],
             counters={} if dry_run else count_decisions(applied.result),
         )
 

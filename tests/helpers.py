@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipeline import store
 from pipeline.config import Settings, load_settings
+from pipeline.models import LtmFile
 from tests.llm_server import ScriptedLLM, Step, is_reflection, reply_step
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -85,3 +87,15 @@ def run_cli(
         cwd=PROJECT,
         check=False,
     )
+
+
+def seed_memories(settings: Settings, *contents: str) -> None:
+    """Store active preference memories mem_0001, mem_0002... for the settings' user."""
+    from tests.strategies import NOW, memory
+
+    p = settings.paths
+    ltm = LtmFile(
+        next_seq=len(contents) + 1,
+        memories=[memory(f"mem_{i + 1:04d}", c, age_hours=0) for i, c in enumerate(contents)],
+    )
+    store.transact(p, lambda _d: store.Change(result=None, ltm=ltm), now=NOW, lock_timeout=5)

@@ -11,11 +11,10 @@ import pytest
 from pipeline import store
 from pipeline.config import Settings
 from pipeline.errors import LLMError
-from pipeline.models import LtmFile
 from pipeline.turn import run_turn
-from tests.helpers import candidate, make_settings, reflection
+from tests.helpers import candidate, make_settings, reflection, seed_memories
 from tests.llm_server import ScriptedLLM, Step, is_reflection, reply_step
-from tests.strategies import NOW, memory
+from tests.strategies import NOW
 
 
 def ltm_bytes(settings: Settings) -> bytes | None:
@@ -36,15 +35,6 @@ def history(settings: Settings, memory_id: str) -> list[dict[str, Any]]:
     paths = store.StatePaths(settings.state_dir)
     ltm = store.load(paths, now=NOW).ltm
     return [h.model_dump(mode="json") for h in store.read_history(paths, ltm, memory_id)]
-
-
-def seed_memories(settings: Settings, *contents: str) -> None:
-    p = store.StatePaths(settings.state_dir)
-    ltm = LtmFile(
-        next_seq=len(contents) + 1,
-        memories=[memory(f"mem_{i + 1:04d}", c, age_hours=0) for i, c in enumerate(contents)],
-    )
-    store.transact(p, lambda _d: store.Change(result=None, ltm=ltm), now=NOW, lock_timeout=5)
 
 
 def test_answer_is_delivered_before_reflection_runs(llm: ScriptedLLM, settings: Settings) -> None:
