@@ -36,12 +36,14 @@ def apply_decisions(
     turn_id: str | None,
     now: datetime,
     source: str = "reflection",
+    drafts: bool = False,
 ) -> Applied:
     """Update `ltm` from the decisions; every change gets a history line.
 
     `ltm` and its list change in place, but a changed memory is replaced by an updated
     copy, so Memory objects held elsewhere (e.g. what the turn retrieved) keep the values
-    they had.
+    they had. With `drafts` (review mode), new memories not asked for explicitly are
+    stored as drafts, which are not retrieved until approved.
     """
     by_id = {m.id: m for m in ltm.memories}
     position = {m.id: i for i, m in enumerate(ltm.memories)}
@@ -62,7 +64,8 @@ def apply_decisions(
     for decision, candidate in zip(result.candidates, candidates, strict=True):
         if decision.verdict == "accepted":
             origin = "explicit" if decision.explicit else source
-            memory = _create(ltm, candidate, turn_id=turn_id, now=now, source=origin)
+            status = "draft" if drafts and not decision.explicit else "active"
+            memory = _create(ltm, candidate, turn_id=turn_id, now=now, source=origin, status=status)
             by_id[memory.id] = memory
             copied.add(memory.id)
             history.append(
@@ -130,7 +133,13 @@ def apply_decisions(
 
 
 def _create(
-    ltm: LtmFile, candidate: CandidateIn, *, turn_id: str | None, now: datetime, source: str
+    ltm: LtmFile,
+    candidate: CandidateIn,
+    *,
+    turn_id: str | None,
+    now: datetime,
+    source: str,
+    status: str,
 ) -> Memory:
     # Ids come from a counter kept in the file, so they are short, readable and never reused,
     # even after a memory is removed.
@@ -150,6 +159,7 @@ def _create(
         source_turn_id=turn_id,
         decay=candidate.decay or DEFAULT_DECAY.get(candidate.type, "stable"),
         source=source,
+        status=status,
     )
     ltm.memories.append(memory)
     return memory

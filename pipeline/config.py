@@ -43,6 +43,7 @@ class Settings:
     session_id: str | None = None
     thinking: str = "auto"
     retriever: str = "auto"
+    write_mode: str = "write"
     timeout: float = 60.0
     max_attempts: int = 4
     retry_max_seconds: float = 90.0
@@ -90,6 +91,10 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_SESSION_ID": ("which session (--session); unset: the current one", "—"),
     "MEMTEST_THINKING": ("auto, enabled or disabled", "auto"),
     "MEMTEST_RETRIEVER": ("auto, lexical or semantic", "auto"),
+    "MEMTEST_WRITE_MODE": (
+        "write, shadow (decide and count, store nothing) or review (new memories wait as drafts)",
+        "write",
+    ),
     "MEMTEST_TIMEOUT": ("seconds per HTTP request", "60"),
     "MEMTEST_MAX_ATTEMPTS": ("attempts per LLM call, retries included", "4"),
     "MEMTEST_RETRY_MAX_SECONDS": ("total seconds one LLM call may spend retrying", "90"),
@@ -171,6 +176,9 @@ def load_settings(
     thinking = text("MEMTEST_THINKING", "auto").lower()
     if thinking not in ("auto", "enabled", "disabled"):
         raise ConfigError(f"MEMTEST_THINKING={thinking!r}: use auto, enabled or disabled")
+    write_mode = text("MEMTEST_WRITE_MODE", "write").lower()
+    if write_mode not in ("write", "shadow", "review"):
+        raise ConfigError(f"MEMTEST_WRITE_MODE={write_mode!r}: use write, shadow or review")
     retriever = text("MEMTEST_RETRIEVER", "auto").lower()
     if retriever not in ("auto", "lexical", "semantic"):
         raise ConfigError(f"MEMTEST_RETRIEVER={retriever!r}: use auto, lexical or semantic")
@@ -205,6 +213,7 @@ def load_settings(
         session_id=session_name,
         thinking=thinking,
         retriever=retriever,
+        write_mode=write_mode,
         timeout=number("MEMTEST_TIMEOUT", 60.0, float, 0.1, 3600.0),
         max_attempts=number("MEMTEST_MAX_ATTEMPTS", 4, int, 1, 20),
         retry_max_seconds=number("MEMTEST_RETRY_MAX_SECONDS", 90.0, float, 0.0, 3600.0),

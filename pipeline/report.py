@@ -22,6 +22,7 @@ class TurnReport:
     state_dir: str
     dry_run: bool
     new_session: bool
+    write_mode: str = "write"
     user_id: str = "default-user"
     session_id: str = ""
     turn_id: str = ""
@@ -69,6 +70,7 @@ class TurnReport:
             "session_id": self.session_id,
             "turn_id": self.turn_id,
             "dry_run": self.dry_run,
+            "write_mode": self.write_mode,
             "model": self.model,
             "endpoint": self.endpoint,
             "selection_mode": self.selection_mode,
@@ -114,7 +116,8 @@ class TurnReport:
             f"── trace · turn {self.turn_id or '-'} · user {self.user_id} · session "
             f"{self.session_id or '-'}",
             f"model {self.model} at {self.endpoint} · state {self.state_dir}"
-            + (" · DRY RUN (ltm.json untouched)" if self.dry_run else ""),
+            + (" · DRY RUN (ltm.json untouched)" if self.dry_run else "")
+            + (f" · {self.write_mode.upper()} MODE" if self.write_mode != "write" else ""),
         ]
         lines.extend(f"warning: {w}" for w in self.warnings)
 

@@ -64,7 +64,9 @@ def run_turn(
     paths, started = settings.paths, clock()
 
     with report.stage("load"):
-        state = store.load(paths, now=started, quarantine_ltm=not dry_run)
+        state = store.load(
+            paths, now=started, quarantine_ltm=not dry_run and settings.write_mode != "shadow"
+        )
     session = open_session(
         state, report, start_new=start_new_session, now=started, name=settings.session_id
     )
@@ -134,6 +136,7 @@ def new_report(settings: Settings, *, dry_run: bool, new_session: bool) -> TurnR
         dry_run=dry_run,
         new_session=new_session,
         user_id=settings.user_id,
+        write_mode=settings.write_mode,
     )
 
 
@@ -446,6 +449,10 @@ def commit_turn(
     store reuses it instead of parsing the file again.
     """
 
+    # Shadow mode (seed 004) is a dry run for the whole setup, except that the gate's
+    # decisions are still counted.
+    no_ltm_writes = dry_run or settings.write_mode == "shadow"
+
     def merge(disk: store.Snapshot) -> store.Change[tuple[Applied, Recorded]]:
         archive = None
         if pending.start_new_session:
@@ -467,7 +474,7 @@ def commit_turn(
             max_turns=settings.session_turns,
         )
         proposal, requests = pending.proposal, pending.requests
-        forgot = [] if dry_run else forget_on_disk(disk.ltm, requests, pending.turn_id, now)
+        forgot = [] if no_ltm_writes else forget_on_disk(disk.ltm, requests, pending.turn_id, now)
         result = gate(
             proposal.candidates,
             proposal.revisions,
@@ -479,7 +486,7 @@ def commit_turn(
             forgotten=requests.forget_texts,
         )
         applied = Applied(result)
-        if not dry_run:
+        if not no_ltm_writes:
             applied = apply_decisions(
                 disk.ltm,
                 proposal.candidates,
@@ -487,6 +494,7 @@ def commit_turn(
                 result,
                 turn_id=pending.turn_id,
                 now=now,
+                drafts=settings.write_mode == "review",
             )
         applied.writes[:0] = [
             {"event": "forgotten", "memory_id": h.memory_id, "content": h.before["content"]}
@@ -507,7 +515,7 @@ def commit_turn(
         merge,
         now=now,
         lock_timeout=settings.lock_timeout,
-        write_ltm=not dry_run,
+        write_ltm=not no_ltm_writes,
         known=known,
     )
     report.warnings.extend(warnings)

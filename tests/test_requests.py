@@ -102,3 +102,36 @@ def test_dry_run_forget_only_reports(llm: ScriptedLLM, settings: Settings) -> No
     report = run_turn("forget that I live in Porto", settings, dry_run=True)
     assert report.forget_note.startswith("forgotten at the user's request")
     assert (settings.state_dir / "ltm.json").read_bytes() == before
+
+
+def test_review_mode_keeps_new_memories_as_drafts(llm: ScriptedLLM, state_dir: Path) -> None:
+    """In review mode a new memory is a draft: stored, not retrieved until approved."""
+    settings = make_settings(llm, state_dir, MEMTEST_WRITE_MODE="review")
+    llm.reply("ok").reply(reflection(candidate("User plays the cello")))
+    run_turn("I play the cello", settings)
+    assert stored(settings)["mem_0001"]["status"] == "draft"
+    llm.reply("ok").reply(reflection())
+    assert run_turn("cello practice tips?", settings).used == []
+    from tests.helpers import run_cli, turn_env
+
+    approve = run_cli("memory", "approve", "mem_0001", env=turn_env(llm, state_dir))
+    assert approve.returncode == 0
+    llm.reply("ok").reply(reflection())
+    assert [r.memory.id for r in run_turn("cello practice tips?", settings).used] == ["mem_0001"]
+
+
+def test_shadow_mode_counts_but_stores_nothing(llm: ScriptedLLM, state_dir: Path) -> None:
+    """Shadow mode: decisions are made, shown and counted; ltm.json is never written."""
+    settings = make_settings(llm, state_dir, MEMTEST_WRITE_MODE="shadow")
+    llm.reply("ok").reply(
+        reflection(candidate("User plays the cello"), candidate("User is tired today"))
+    )
+    report = run_turn("I play the cello and I'm tired today", settings)
+    assert [d.verdict for d in report.result.candidates] == ["accepted", "rejected"]
+    assert not (state_dir / "ltm.json").exists()
+    assert store.read_counters(settings.paths) == {
+        "accepted": 1,
+        "attempts": 2,
+        "rejected_ephemeral": 1,
+    }
+    assert "SHADOW MODE" in report.format_trace()
