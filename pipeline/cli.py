@@ -22,6 +22,7 @@ commands (no model call, no API key; each has --help):
   memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
   session clear
   reset
+  chat          talk turn by turn (needs the API key); /help inside lists its commands
 
 exit codes: 0 turn done (also when the memory step was skipped), 1 the turn failed,
 2 usage or configuration error.
@@ -94,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .commands import main as run_command  # no model, no openai import
 
         return run_command(argv)
+    if argv and argv[0] == "chat":
+        from .chat import main as run_chat
+
+        return run_chat(argv[1:])
     args = build_parser().parse_args(argv)
     report = None
     try:

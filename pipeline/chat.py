@@ -1,0 +1,138 @@
+"""`memory_test.py chat`: an interactive loop for people, one turn per line.
+
+Slash commands manage state without the model. A failed turn prints its error and the
+loop goes on (seed 000); Ctrl-D and Ctrl-C leave cleanly, with every finished turn saved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import store
+from .config import Settings, load_settings, require_api_key
+from .errors import MemtestError
+
+HELP = """\
+/memories       list this user's memories
+/trace on|off   show or hide the trace of each turn
+/session-clear  forget this session's turns
+/memory-clear   delete this user's long-term memory
+/reset          both
+/help           this list
+/quit           leave (Ctrl-D and Ctrl-C also leave)"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memory_test.py chat",
+        description="Talk with the assistant, one turn per line. " + HELP.splitlines()[0],
+        epilog="commands inside the chat:\n" + HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--state-dir", metavar="DIR", help="state folder")
+    parser.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
+    parser.add_argument("--session", metavar="ID", help="a named session")
+    parser.add_argument("--env-file", metavar="PATH", help="settings file instead of .env")
+    parser.add_argument("--show-trace", action="store_true", help="start with the trace on")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings(
+            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+        )
+        require_api_key(settings)
+    except MemtestError as exc:
+        print(f"memory-test: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    from .llm import ChatModel
+
+    with ChatModel(settings) as model:
+        return _loop(settings, model, trace=args.show_trace)
+
+
+def _loop(settings: Settings, model: object, *, trace: bool) -> int:
+    from .turn import run_turn
+
+    interactive = sys.stdin.isatty()
+    print(
+        f"memory-test chat · user {settings.user_id} · /help for commands · Ctrl-D to leave",
+        file=sys.stderr,
+    )
+    while True:
+        try:
+            line = input("you> " if interactive else "").strip()
+        except (EOFError, KeyboardInterrupt):
+            print(file=sys.stderr)
+            return 0
+        if not line:
+            continue
+        if line.startswith("/"):
+            trace, leave = _command(line, settings, trace)
+            if leave:
+                return 0
+            continue
+        try:
+            report = run_turn(
+                line,
+                settings,
+                model=model,  # type: ignore[arg-type]
+                on_answer=lambda answer: print(f"assistant> {answer}", flush=True),
+            )
+        except MemtestError as exc:
+            print(f"memory-test: error: {exc}", file=sys.stderr)
+            continue
+        except KeyboardInterrupt:
+            print("\n(interrupted; this turn was not saved)", file=sys.stderr)
+            return 0
+        if trace:
+            print(report.format_trace(), file=sys.stderr)
+        elif report.memory_step == "skipped":
+            print(f"(memory step skipped: {report.memory_step_note})", file=sys.stderr)
+
+
+def _command(line: str, settings: Settings, trace: bool) -> tuple[bool, bool]:
+    """Run a slash command; returns (trace on?, leave?)."""
+    name, _, rest = line.partition(" ")
+    paths = settings.paths
+    try:
+        if name == "/quit":
+            return trace, True
+        if name == "/trace" and rest.strip() in ("on", "off"):
+            trace = rest.strip() == "on"
+            print(f"(trace {'on' if trace else 'off'})")
+        elif name == "/memories":
+            from .commands import list_memories
+
+            _, text = list_memories(settings, argparse.Namespace(all=False, type=None))
+            print(text)
+        elif name == "/session-clear":
+            print(_cleared_session(store.clear_session(paths, lock_timeout=settings.lock_timeout)))
+        elif name == "/memory-clear":
+            print(_cleared_memory(store.clear_memory(paths, lock_timeout=settings.lock_timeout)))
+        elif name == "/reset":
+            print(_cleared_session(store.clear_session(paths, lock_timeout=settings.lock_timeout)))
+            print(_cleared_memory(store.clear_memory(paths, lock_timeout=settings.lock_timeout)))
+        elif name == "/help":
+            print(HELP)
+        else:
+            print(f"(unknown command {line!r}; /help lists them)")
+    except MemtestError as exc:
+        print(f"memory-test: error: {exc}", file=sys.stderr)
+    return trace, False
+
+
+def _cleared_session(turns: int) -> str:
+    return f"(session cleared: {turns} turns)" if turns else "(the session is already empty)"
+
+
+def _cleared_memory(count: int) -> str:
+    return (
+        f"(long-term memory cleared: {count} memories)"
+        if count
+        else "(long-term memory is already empty)"
+    )

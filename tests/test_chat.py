@@ -1,0 +1,84 @@
+"""The interactive chat loop, driven through standard input like a person at a terminal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.helpers import PROJECT, candidate, reflection, run_cli, turn_env
+from tests.llm_server import ScriptedLLM
+
+
+def test_chat_turns_and_slash_commands(llm: ScriptedLLM, state_dir: Path) -> None:
+    """Lines are turns; slash commands list, clear and reset; /quit leaves with exit 0."""
+    llm.reply("Hi Sam!").reply(reflection(candidate("User's name is Sam", type="identity")))
+    llm.reply("You're Sam.").reply(reflection())
+    script = "Hi, I'm Sam\n/memories\n/trace on\nwho am I?\n/bogus\n/reset\n/reset\n/quit\nnever\n"
+    result = run_cli("chat", env=turn_env(llm, state_dir), stdin=script)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "assistant> Hi Sam!" in out
+    assert "mem_0001  identity" in out
+    assert "assistant> You're Sam." in out
+    assert "retrieval: 1 of 1 memories" in result.stderr  # the trace, after /trace on
+    assert "unknown command '/bogus'" in out
+    assert "(session cleared: 2 turns)" in out
+    assert "(long-term memory cleared: 1 memories)" in out
+    assert "(the session is already empty)" in out
+    assert len(llm.requests) == 4  # the line after /quit was never sent
+
+
+def test_a_failed_turn_keeps_the_chat_alive(llm: ScriptedLLM, state_dir: Path) -> None:
+    """An LLM error is reported and the next line still works; EOF leaves cleanly."""
+    for _ in range(4):
+        llm.error(503, "server_error")
+    llm.reply("Back.").reply(reflection())
+    result = run_cli("chat", env=turn_env(llm, state_dir), stdin="one\ntwo\n")
+    assert result.returncode == 0
+    assert "server error" in result.stderr
+    assert "assistant> Back." in result.stdout
+
+
+def test_ctrl_c_leaves_cleanly_with_state_intact(llm: ScriptedLLM, state_dir: Path) -> None:
+    """SIGINT while waiting for input ends the chat with exit 0; finished turns are saved."""
+    llm.reply("Saved.").reply(reflection(candidate("User likes tea")))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(PROJECT),
+        **turn_env(llm, state_dir),
+    }
+    with subprocess.Popen(
+        [sys.executable, str(PROJECT / "memory_test.py"), "chat"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=PROJECT,
+    ) as proc:
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        proc.stdin.write("I like tea\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "assistant> Saved.\n"
+        deadline = time.monotonic() + 10
+        while not (state_dir / "session.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+    assert (state_dir / "ltm.json").exists()
+    assert "User likes tea" in (state_dir / "ltm.json").read_text()
+
+
+def test_chat_needs_the_key(llm: ScriptedLLM, state_dir: Path) -> None:
+    """Without MOONSHOT_API_KEY the chat does not start: exit 2 and what to set."""
+    env = turn_env(llm, state_dir)
+    del env["MOONSHOT_API_KEY"]
+    result = run_cli("chat", env=env, stdin="hello\n")
+    assert result.returncode == 2
+    assert "MOONSHOT_API_KEY" in result.stderr
