@@ -6,13 +6,16 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q -e '.[test,semantic]' ruff
 
-.PHONY: test lint bench
+.PHONY: test lint bench demo
 test: $(PY)
 	$(PY) -m pytest
 
 lint: $(PY)
-	$(PY) -m ruff check pipeline tests benchmarks memory_test.py
-	$(PY) -m ruff format --check pipeline tests benchmarks memory_test.py
+	$(PY) -m ruff check pipeline tests benchmarks demo memory_test.py
+	$(PY) -m ruff format --check pipeline tests benchmarks demo memory_test.py
+
+demo: $(PY)
+	$(PY) demo/seed_demos.py
 
 bench: $(PY)
 	$(PY) benchmarks/turn_overhead.py
