@@ -229,3 +229,18 @@ def test_search_ranks_by_relevance(env: dict[str, str]) -> None:
     found = as_json(env, "memory", "search", "peanut allergy")
     assert found["results"][0]["content"] == "User is allergic to peanuts"
     assert "matched" in found["results"][0]["why"]
+
+
+def test_no_command_shows_one_users_memory_to_another(env: dict[str, str]) -> None:
+    """list, search, show, export and stats of one user never include another's memory."""
+    cli(env, "memory", "add", "User is allergic to peanuts", "--type", "identity")
+    bob = [*("--user", "bob")]
+    outputs = [
+        cli(env, "memory", "list", "--all", *bob).stdout,
+        cli(env, "memory", "search", "peanuts allergy", *bob).stdout,
+        cli(env, "memory", "export", "--all", *bob).stdout,
+        cli(env, "memory", "stats", "--json", *bob).stdout,
+        cli(env, "memory", "show", "mem_0001", *bob).stderr,
+    ]
+    assert not any("peanut" in out for out in outputs)
+    assert json.loads(outputs[3])["memories"] == 0
