@@ -18,10 +18,10 @@ memory (state/ltm.json), asks the model for an answer, prints it, then asks the 
 is worth remembering and lets a programmatic gate decide what is written."""
 
 EPILOG = """\
-commands (no model call, no API key; each has --help):
+commands (each has --help):
   memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
   session clear
-  reset
+  reset         these three need no model and no API key
   chat          talk turn by turn (needs the API key); /help inside lists its commands
 
 exit codes: 0 turn done (also when the memory step was skipped), 1 the turn failed,
