@@ -344,55 +344,60 @@ def _set_status(target: str, allowed_from: tuple[str, ...], event: str) -> Edit:
     return change
 
 
+def _move(
+    settings: Settings,
+    memory_id: str,
+    *,
+    to: str,
+    allowed_from: tuple[str, ...],
+    event: str,
+    done: str,
+) -> tuple[dict[str, Any], str, Memory | None]:
+    """Move a memory to status `to`; returns the payload, the message and the memory if it
+    changed (None when it already had that status)."""
+    memory, recorded = _change_memory(settings, memory_id, _set_status(to, allowed_from, event))
+    payload = {"id": memory.id, "status": to, "changed": recorded is not None}
+    if recorded is None:
+        return payload, f"{memory.id} is already {to}.", None
+    return payload, f"{done} {memory.id}: {memory.content}", memory
+
+
 def forget(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
     if args.purge:
         return purge(settings, args)
-    memory, event = _change_memory(
-        settings, args.id, _set_status("forgotten", ("active", "draft"), "forgotten")
+    payload, text, moved = _move(
+        settings,
+        args.id,
+        to="forgotten",
+        allowed_from=("active", "draft"),
+        event="forgotten",
+        done="Forgot",
     )
-    if event is None:
-        return {
-            "id": memory.id,
-            "status": memory.status,
-            "changed": False,
-        }, f"{memory.id} is already forgotten."
-    return (
-        {"id": memory.id, "status": "forgotten", "changed": True},
-        f"Forgot {memory.id}: {memory.content}\n(restore with `memory restore {memory.id}`; "
-        "remove for good with `memory forget --purge`)",
-    )
+    if moved is not None:
+        text += (
+            f"\n(restore with `memory restore {moved.id}`; remove for good with "
+            "`memory forget --purge`)"
+        )
+    return payload, text
 
 
 def restore(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    memory, event = _change_memory(
-        settings, args.id, _set_status("active", ("forgotten",), "restored")
+    payload, text, _ = _move(
+        settings,
+        args.id,
+        to="active",
+        allowed_from=("forgotten",),
+        event="restored",
+        done="Restored",
     )
-    if event is None:
-        return {
-            "id": memory.id,
-            "status": memory.status,
-            "changed": False,
-        }, f"{memory.id} is already active."
-    return {
-        "id": memory.id,
-        "status": "active",
-        "changed": True,
-    }, f"Restored {memory.id}: {memory.content}"
+    return payload, text
 
 
 def approve(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    memory, event = _change_memory(settings, args.id, _set_status("active", ("draft",), "approved"))
-    if event is None:
-        return {
-            "id": memory.id,
-            "status": memory.status,
-            "changed": False,
-        }, f"{memory.id} is already active."
-    return {
-        "id": memory.id,
-        "status": "active",
-        "changed": True,
-    }, f"Approved {memory.id}: {memory.content}"
+    payload, text, _ = _move(
+        settings, args.id, to="active", allowed_from=("draft",), event="approved", done="Approved"
+    )
+    return payload, text
 
 
 def reinforce(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
