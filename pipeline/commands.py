@@ -169,10 +169,11 @@ def search_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, 
     retriever = Retriever.create(semantic=settings.semantic_retrieval())
     vectors = None
     if retriever.embedder is not None:
-        from .embeddings import vectors_for
+        from .embeddings import cached_vectors
 
-        cache = store.read_vectors(paths, retriever.embedder.model_id)
-        vectors, _, _ = vectors_for([m.content for m in memories], retriever.embedder, cache)
+        vectors, _, _ = cached_vectors(
+            paths, [m.content for m in memories], retriever.embedder, save_lock_timeout=None
+        )
     found = retrieve_relevant(
         memories,
         query=args.query,

@@ -18,6 +18,8 @@ from .errors import ConfigError
 if TYPE_CHECKING:
     import numpy as np
 
+    from .store import StatePaths
+
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).parent / "minilm" / "tokenizer.json"
 MAX_TOKENS = 256
@@ -111,3 +113,20 @@ def vectors_for(
     current = {k: fresh[k] for k in keys}
     matrix = np.stack([current[k] for k in keys]) if keys else np.zeros((0, DIMENSIONS), np.float32)
     return matrix.astype(np.float32), current, len(missing)
+
+
+def cached_vectors(
+    paths: StatePaths, texts: list[str], embedder: Embedder, *, save_lock_timeout: float | None
+) -> tuple[np.ndarray, int, int]:
+    """Rows for `texts` from the cache beside ltm.json, embedding what is missing.
+
+    With `save_lock_timeout`, a cache that changed (new vectors, stale ones dropped) is
+    written back. Returns the matrix and how many rows were cached and embedded now.
+    """
+    from . import store
+
+    cache = store.read_vectors(paths, embedder.model_id)
+    matrix, current, embedded = vectors_for(texts, embedder, cache)
+    if save_lock_timeout is not None and (embedded or current.keys() != cache.keys()):
+        store.write_vectors(paths, current, embedder.model_id, lock_timeout=save_lock_timeout)
+    return matrix, len(current) - embedded, embedded

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -220,7 +221,7 @@ def retrieve_for_turn(
     retriever: Retriever,
     report: TurnReport,
     now: datetime,
-    exclude: set[str] = frozenset(),  # type: ignore[assignment]
+    exclude: AbstractSet[str] = frozenset(),
 ) -> list[Retrieved]:
     """Memories for this input, with the last user turns as context for follow-ups.
 
@@ -230,18 +231,15 @@ def retrieve_for_turn(
     memories = [m for m in state.ltm.memories if m.id not in exclude]
     vectors = None
     if retriever.embedder is not None:
-        from .embeddings import vectors_for
+        from .embeddings import cached_vectors
 
-        model_id = retriever.embedder.model_id
-        cache = store.read_vectors(paths, model_id)
-        vectors, current, embedded = vectors_for(
-            [m.content for m in memories], retriever.embedder, cache
+        vectors, cached, embedded = cached_vectors(
+            paths,
+            [m.content for m in memories],
+            retriever.embedder,
+            save_lock_timeout=settings.lock_timeout,
         )
-        if embedded or current.keys() != cache.keys():
-            store.write_vectors(paths, current, model_id, lock_timeout=settings.lock_timeout)
-        report.retrieval_notes.append(
-            f"vectors: {len(current) - embedded} cached, {embedded} embedded now"
-        )
+        report.retrieval_notes.append(f"vectors: {cached} cached, {embedded} embedded now")
     earlier = [m.content for m in session.messages if m.role == "user"]
     retrieval = retrieve_relevant(
         memories,
