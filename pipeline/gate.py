@@ -25,7 +25,7 @@ from .models import (
     RevisionIn,
     Verdict,
 )
-from .text import NEGATIONS, fold, terms
+from .text import NEGATIONS, dedupe_key, fold, terms
 
 # --- Content screens ----------------------------------------------------------------------
 # Each screen is a list of (pattern, label). Patterns run on folded text (lower case, no
@@ -255,7 +255,7 @@ class _Fingerprint:
     def compute(cls, text: str) -> _Fingerprint:
         term_list = terms(text)
         return cls(
-            key=" ".join(term_list),
+            key=dedupe_key(text),
             terms=frozenset(term_list),
             negations=frozenset(t for t in term_list if t in NEGATIONS),
             numbers=frozenset(_NUMBER.findall(fold(text))),
