@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from .config import VARIABLES, load_settings
-from .errors import MemtestError, UsageError
+from .errors import MemtestError, UsageError, as_error, error_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -102,10 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     report = None
     try:
-        user_input = _read_input(args.input)
         settings = load_settings(
             state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
         )
+        user_input = read_input(args.input, max_bytes=settings.max_input_bytes)
 
         from .turn import new_report, run_turn
 
@@ -118,17 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             on_answer=(lambda _answer: None) if args.json else _print_answer,
             report=report,
         )
-    except MemtestError as exc:
-        _finish(args, report, error=exc)
-        return exc.exit_code
-    except OSError as exc:
-        saved = "the answer above was shown, but " if report and report.response else ""
-        where = f": {exc.filename}" if exc.filename else ""
-        print(
-            f"memory-test: error: {exc.strerror or exc}{where}; {saved}this turn was not saved",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
+    except (MemtestError, OSError) as exc:
+        error = as_error(exc)
+        _finish(args, report, error=error)
+        return error.exit_code
     except KeyboardInterrupt:
         print("memory-test: interrupted; nothing was saved for this turn", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -136,8 +129,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_OK
 
 
-def _read_input(raw: str) -> str:
-    text = sys.stdin.read() if raw == "-" else raw
+def read_input(raw: str, *, max_bytes: int) -> str:
+    """The turn's input, checked before anything is sent: UTF-8 text, at most `max_bytes`
+    (MEMTEST_MAX_INPUT_KB). Standard input is read only up to one byte past the limit."""
+    if raw == "-":
+        data, source = sys.stdin.buffer.read(max_bytes + 1), "standard input"
+    else:
+        source = "-i"
+        try:
+            data = raw.encode("utf-8")
+        except UnicodeEncodeError:  # undecodable bytes in argv arrive as lone surrogates
+            raise UsageError("-i is not valid UTF-8 text; nothing was sent to the model") from None
+    if len(data) > max_bytes:
+        raise UsageError(
+            f"the input ({source}) is over the limit of {max_bytes:,} bytes "
+            "(MEMTEST_MAX_INPUT_KB); nothing was sent to the model"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"{source} is not valid UTF-8 text (at byte {exc.start}); nothing was sent to the model"
+        ) from None
     if not text.strip():
         raise UsageError("-i needs some text (or '-' with text on standard input)")
     return text.strip()
@@ -162,12 +175,10 @@ def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | N
         print(f"memory-test: error: {error}", file=sys.stderr)
     if args.json:
         payload = turn.to_json() if turn else {}
+        # A turn is saved whole or not at all (see store._Commit): no error means saved.
+        payload["saved"] = error is None
         if error is not None:
-            payload["error"] = {
-                "type": type(error).__name__,
-                "message": str(error),
-                "exit_code": error.exit_code,
-            }
+            payload["error"] = error_json(error)
         print(json.dumps(payload, ensure_ascii=False, indent=2), flush=True)
 
 

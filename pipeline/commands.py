@@ -10,24 +10,29 @@ Every change goes through the store (lock, re-read, atomic write) and gets a his
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from . import store
 from .config import Settings, load_settings
-from .errors import MemtestError, UsageError
+from .errors import MemtestError, UsageError, as_error, error_json
 from .gate import gate, redact
 from .models import (
     DECAY_POLICIES,
     MEMORY_TYPES,
     SUBJECTS,
     CandidateIn,
+    GateResult,
     HistoryEntry,
     LtmFile,
     Memory,
@@ -42,6 +47,11 @@ class NotFound(MemtestError):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def _warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        print(f"memory-test: warning: {warning}", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,15 +121,12 @@ def main(argv: Sequence[str]) -> int:
         )
         handler = HANDLERS[(args.group, getattr(args, "action", None))]
         payload, text = handler(settings, args)
-    except MemtestError as exc:
+    except (MemtestError, OSError) as exc:
+        error = as_error(exc)
         if args.json:
-            print(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
-        print(f"memory-test: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except OSError as exc:
-        where = f": {exc.filename}" if exc.filename else ""
-        print(f"memory-test: error: {exc.strerror or exc}{where}", file=sys.stderr)
-        return 1
+            print(json.dumps({"error": error_json(error), "saved": False}, ensure_ascii=False))
+        print(f"memory-test: error: {error}", file=sys.stderr)
+        return error.exit_code
     if args.json:
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     elif text:
@@ -318,9 +325,10 @@ def _change_memory(
         )
         return store.Change(result=(memory, event), ltm=disk.ltm, history=[entry])
 
-    result, _ = store.transact(
+    result, warnings = store.transact(
         settings.paths, merge, now=utcnow(), lock_timeout=settings.lock_timeout
     )
+    _warn(warnings)
     return result
 
 
@@ -429,9 +437,10 @@ def reinforce(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def purge(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    result = store.purge_memory(
+    result, warnings = store.purge_memory(
         settings.paths, args.id, now=utcnow(), lock_timeout=settings.lock_timeout
     )
+    _warn(warnings)
     if result is None:
         raise NotFound(f"no memory {args.id!r} for user {settings.user_id}")
     return {
@@ -454,44 +463,131 @@ def add_memory(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def import_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    raw = sys.stdin.read() if args.file == "-" else _read_text(args.file)
-    candidates = []
-    for number, line in enumerate(raw.splitlines(), 1):
-        if not line.strip():
-            continue
+    candidates, originals = [], []
+    for number, row in _import_rows(args.file, settings):
         try:
-            row = json.loads(line)
-            candidates.append(
-                CandidateIn(
-                    type=row["type"],
-                    subject=row.get("subject", "user"),
-                    content=row["content"],
-                    confidence=float(row.get("confidence", 1.0)),
-                    reason=row.get("reason") or "imported",
-                    decay=row.get("decay"),
-                )
+            candidate = CandidateIn(
+                type=row["type"],
+                subject=row.get("subject", "user"),
+                content=row["content"],
+                confidence=float(row.get("confidence", 1.0)),
+                reason=row.get("reason") or "imported",
+                decay=row.get("decay"),
             )
-        except (ValueError, KeyError, TypeError, ValidationError) as exc:
-            raise UsageError(f"{args.file} line {number}: not a memory ({exc})") from None
-    written = _write_through_gate(settings, candidates, source="import")
+            # A full row (from `memory export`) must be a valid memory as it stands.
+            if row.keys() >= _FULL_ROW:
+                Memory.model_validate({**row, "id": row.get("id") or "mem_import"})
+        except (ValueError, KeyError, TypeError, ValidationError, RecursionError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            raise UsageError(f"{args.file} line {number}: not a memory ({reason})") from None
+        candidates.append(candidate)
+        originals.append(row)
+    written = _write_through_gate(settings, candidates, source="import", originals=originals)
     return _report_writes(written)
 
 
-def _read_text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
+# The fields that make an import row a whole memory whose stored fields are kept.
+_FULL_ROW = {"type", "content", "created_at", "last_reinforced"}
+_COMPUTED = {"current_confidence"}
+
+
+def _import_rows(name: str, settings: Settings) -> Iterator[tuple[int, dict[str, Any]]]:
+    """JSON objects from a file or standard input, streamed one line at a time; only a
+    regular file or a pipe is read, and neither a line nor the whole may exceed the cap."""
+    from .safeio import iter_lines, open_regular
+
+    limit = settings.paths.max_bytes
+    with contextlib.ExitStack() as stack:
+        if name == "-":
+            handle = sys.stdin.buffer
+        else:
+            try:
+                handle = stack.enter_context(open_regular(Path(name), what="import"))
+            except FileNotFoundError:
+                raise UsageError(f"{name}: no such file") from None
+        lines = iter_lines(
+            handle, name=name, max_line=1 << 20, max_total=limit, setting="MEMTEST_MAX_STATE_MB"
+        )
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except RecursionError:
+                raise UsageError(f"{name} line {number}: nested too deeply") from None
+            except ValueError as exc:
+                raise UsageError(f"{name} line {number}: not JSON ({exc})") from None
+            if not isinstance(row, dict):
+                raise UsageError(f"{name} line {number}: not a memory (not an object)")
+            yield number, row
+
+
+def _restore_imported(
+    ltm: LtmFile,
+    applied: Any,
+    originals: list[dict[str, Any]],
+    *,
+    first_free: int,
+) -> None:
+    """Give memories created by an import the fields their rows carried (timestamps,
+    source, hit count, status, unknown fields...). A row's id is kept when this store never
+    issued it; otherwise the memory keeps the new id it was given."""
+    position = {m.id: i for i, m in enumerate(ltm.memories)}
+    renamed: dict[str, str] = {}
+    for decision, row in zip(applied.result.candidates, originals, strict=True):
+        if decision.verdict != "accepted" or decision.memory_id is None:
+            continue
+        if not row.keys() >= _FULL_ROW:
+            continue
+        index = position[decision.memory_id]
+        keep_id = _keepable_id(row.get("id"), first_free, position)
+        fields = {k: v for k, v in row.items() if k not in _COMPUTED and k != "id"}
+        restored = Memory.model_validate(
+            {**fields, "id": keep_id or decision.memory_id, "content": row["content"].strip()}
+        )
+        ltm.memories[index] = restored
+        if keep_id:
+            renamed[decision.memory_id] = keep_id
+            del position[decision.memory_id]
+            position[keep_id] = index
+            match = _MEM_ID.fullmatch(keep_id)
+            if match:
+                ltm.next_seq = max(ltm.next_seq, int(match.group(1)) + 1)
+    for entry in applied.history:
+        entry.memory_id = renamed.get(entry.memory_id, entry.memory_id)
+    for write in applied.writes:
+        write["memory_id"] = renamed.get(write["memory_id"], write["memory_id"])
+    applied.result = GateResult(
+        candidates=[
+            replace(d, memory_id=renamed.get(d.memory_id, d.memory_id)) if d.memory_id else d
+            for d in applied.result.candidates
+        ],
+        revisions=applied.result.revisions,
+    )
+
+
+_MEM_ID = re.compile(r"mem_(\d+)")
+
+
+def _keepable_id(wanted: Any, first_free: int, taken: dict[str, int]) -> str | None:
+    """`wanted` if this store never issued it: a mem_N id at or past the store's counter
+    before the import, and not taken."""
+    if not isinstance(wanted, str) or wanted in taken:
+        return None
+    match = _MEM_ID.fullmatch(wanted)
+    return wanted if match and int(match.group(1)) >= first_free else None
 
 
 def _write_through_gate(
-    settings: Settings, candidates: list[CandidateIn], *, source: str
+    settings: Settings,
+    candidates: list[CandidateIn],
+    *,
+    source: str,
+    originals: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The gate's rules, minus the automatic quotas and confidence floor: a person chose
-    these. Secrets, planted instructions, junk and duplicates are still refused."""
-    from dataclasses import replace
-
+    these. Secrets, planted instructions, junk and duplicates are still refused. All of it
+    is one commit, however many memories."""
     from .apply import apply_decisions
 
     policy = replace(
@@ -501,9 +597,17 @@ def _write_through_gate(
     def merge(disk: store.Snapshot) -> store.Change[list[dict[str, Any]]]:
         now = utcnow()
         result = gate(candidates, [], disk.ltm.memories, aliases={}, policy=policy, now=now)
+        first_free = disk.ltm.next_seq
+        if originals is not None:
+            # New ids start past every id the rows keep, so the two never collide.
+            kept = [_keepable_id(r.get("id"), first_free, {}) for r in originals]
+            numbers = [int(k[4:]) for k in kept if k]
+            disk.ltm.next_seq = max([first_free, *(n + 1 for n in numbers)])
         applied = apply_decisions(
             disk.ltm, candidates, [], result, turn_id=None, now=now, source=source
         )
+        if originals is not None:
+            _restore_imported(disk.ltm, applied, originals, first_free=first_free)
         rows = [
             {
                 "content": redact(c.content),
@@ -518,9 +622,10 @@ def _write_through_gate(
             result=rows, ltm=disk.ltm if applied.writes else None, history=applied.history
         )
 
-    rows, _ = store.transact(
+    rows, warnings = store.transact(
         settings.paths, merge, now=utcnow(), lock_timeout=settings.lock_timeout
     )
+    _warn(warnings)
     return rows
 
 

@@ -53,6 +53,8 @@ class Settings:
     memory_max_items: int = 40
     decay_horizon_hours: float = 720.0
     lock_timeout: float = 30.0
+    max_state_mb: float = 256.0
+    max_input_kb: float = 64.0
     policy: Policy = field(default_factory=Policy)
 
     @property
@@ -60,7 +62,13 @@ class Settings:
         """The files of this user and session."""
         from .store import StatePaths
 
-        return StatePaths(self.state_dir, self.user_id, self.session_id)
+        return StatePaths(
+            self.state_dir, self.user_id, self.session_id, int(self.max_state_mb * 1024 * 1024)
+        )
+
+    @property
+    def max_input_bytes(self) -> int:
+        return int(self.max_input_kb * 1024)
 
     @property
     def endpoint_host(self) -> str:
@@ -108,6 +116,8 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_MAX_PER_DAY": ("gate: new memories per 24 hours", "30"),
     "MEMTEST_MAX_REVISIONS_PER_TURN": ("gate: revisions per turn", "3"),
     "MEMTEST_LOCK_TIMEOUT": ("seconds to wait for the state lock", "30"),
+    "MEMTEST_MAX_STATE_MB": ("largest state file or import read, in MB", "256"),
+    "MEMTEST_MAX_INPUT_KB": ("largest input of one turn, in KB (UTF-8)", "64"),
     "MEMTEST_ENV_FILE": ("the .env file to read instead of the project's", ".env"),
 }
 
@@ -120,7 +130,22 @@ def read_env_file(path: Path, *, named_as: str | None) -> dict[str, str]:
         return {}
     from dotenv import dotenv_values
 
-    return {k: v for k, v in dotenv_values(path).items() if v is not None}
+    from .errors import UnsafeFile
+    from .safeio import read_regular
+
+    try:
+        text = read_regular(path, max_bytes=1 << 20, setting="a 1 MB limit").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not UTF-8 text (at byte {exc.start}); fix or remove it"
+        ) from None
+    except (OSError, UnsafeFile) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise ConfigError(f"cannot read settings from {path}: {reason}") from None
+    import io
+
+    values = dotenv_values(stream=io.StringIO(text))
+    return {k: v for k, v in values.items() if v is not None}
 
 
 # Ids become file names: letters, digits, '.', '_', '-'; no separators, no "..".
@@ -185,9 +210,17 @@ def load_settings(
     base_url = text("MEMTEST_BASE_URL", DEFAULT_BASE_URL).rstrip("/")
     if urlsplit(base_url).scheme not in ("http", "https"):
         raise ConfigError(f"MEMTEST_BASE_URL={base_url!r} is not an http(s) URL")
+    if state_dir is not None and not state_dir.strip():
+        raise UsageError("--state-dir needs a folder name (it was empty)")
     folder = state_dir or text("MEMTEST_STATE_DIR", "") or str(PROJECT_DIR / "state")
-    if Path(folder).expanduser().exists() and not Path(folder).expanduser().is_dir():
-        source_name = "--state-dir" if state_dir else "MEMTEST_STATE_DIR"
+    source_name = "--state-dir" if state_dir else "MEMTEST_STATE_DIR"
+    try:
+        state_path = Path(folder).expanduser()
+    except RuntimeError:  # ~someone who does not exist
+        raise ConfigError(f"{source_name} {folder}: no such user's home folder") from None
+    if "\x00" in folder:
+        raise ConfigError(f"{source_name}: a folder name cannot contain a NUL byte")
+    if state_path.exists() and not state_path.is_dir():
         raise ConfigError(f"{source_name} {folder} is a file, not a folder")
 
     user_id = validate_id(
@@ -208,7 +241,7 @@ def load_settings(
         api_key=source.get("MOONSHOT_API_KEY", "").strip() or None,
         base_url=base_url,
         model=text("MEMTEST_MODEL", DEFAULT_MODEL),
-        state_dir=Path(folder).expanduser(),
+        state_dir=state_path,
         user_id=user_id,
         session_id=session_name,
         thinking=thinking,
@@ -223,6 +256,8 @@ def load_settings(
         memory_max_items=number("MEMTEST_MEMORY_MAX_ITEMS", 40, int, 0, 10_000),
         decay_horizon_hours=number("MEMTEST_DECAY_HORIZON_HOURS", 720.0, float, 1.0, 1e6),
         lock_timeout=number("MEMTEST_LOCK_TIMEOUT", 30.0, float, 0.0, 3600.0),
+        max_state_mb=number("MEMTEST_MAX_STATE_MB", 256.0, float, 0.001, 1e6),
+        max_input_kb=number("MEMTEST_MAX_INPUT_KB", 64.0, float, 0.001, 1e6),
         policy=policy,
     )
 

@@ -50,3 +50,47 @@ class LLMConfigError(LLMError):
     """The endpoint refused who we are or what we asked for (bad key, unknown model)."""
 
     exit_code = 2
+
+
+class UnsafeFile(StateError):
+    """A state file or import that is not a regular file, or is larger than the cap:
+    refused before it is read, so nothing blocks and nothing grows without bound."""
+
+
+class StateFolderError(UsageError):
+    """The state folder cannot be used at all (cannot be created, or holds no lock file)."""
+
+
+class SaveFailed(MemtestError):
+    """Writing a change failed before its commit point: nothing of it was saved, and the
+    state on disk is exactly as it was before. `cause` is the OS error."""
+
+    saved = False
+
+    def __init__(self, message: str, *, cause: OSError | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+class RecoveryFailed(MemtestError):
+    """An earlier change was committed but its files could not be put in place yet; the
+    state is that change, and the next command that can write will finish it."""
+
+
+def as_error(exc: BaseException) -> MemtestError:
+    """The one mapping from an exception to what the user is told: a MemtestError as it
+    is; an OS error (disk full, permission denied, a folder where a file should be) as a
+    StateError naming the file, since the store turns failed writes into SaveFailed."""
+    if isinstance(exc, MemtestError):
+        return exc
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if exc.filename else ""
+        error = StateError(f"{exc.strerror or exc}{where}; nothing was changed")
+        error.__cause__ = exc
+        return error
+    return MemtestError(str(exc))
+
+
+def error_json(error: MemtestError) -> dict[str, object]:
+    """The `error` object of --json output."""
+    return {"type": type(error).__name__, "message": str(error), "exit_code": error.exit_code}

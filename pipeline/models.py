@@ -104,7 +104,8 @@ class Memory(_StateModel):
 
 
 class LtmFile(_StateModel):
-    schema_version: int = SCHEMA_VERSION
+    # Strict: "1", 1.0 or true are not a version; the store says so and moves the file aside.
+    schema_version: int = Field(default=SCHEMA_VERSION, strict=True)
     next_seq: int = 1
     # How much of ltm.history.jsonl belongs to this state: history lines are appended
     # before this file is replaced, so bytes past this mark are from a commit that died.
@@ -122,7 +123,7 @@ class Message(_StateModel):
 
 
 class SessionFile(_StateModel):
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = Field(default=SCHEMA_VERSION, strict=True)
     session_id: str
     created_at: datetime
     session_summary: str = ""

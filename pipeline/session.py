@@ -8,7 +8,7 @@ written for exactly those turns.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from .models import Message, SessionFile
@@ -53,7 +53,13 @@ class Fold:
 class Recorded:
     session: SessionFile
     folded: int
-    dropped_unsummarised: int
+    # Turns past the hard cap that no summary covers: they leave the session but are
+    # archived (sessions/overflow/), never dropped.
+    archived: list[Message] = field(default_factory=list)
+
+    @property
+    def archived_turns(self) -> int:
+        return len({m.turn_id for m in self.archived})
 
 
 def record_turn(
@@ -71,7 +77,8 @@ def record_turn(
 
     The fold is applied only if the summary on disk is still the one it was written from
     and its turns are still there; otherwise they stay in `messages` for a later fold.
-    Should summaries keep failing, a hard cap of twice the window drops the oldest turns.
+    Should summaries keep failing, a hard cap of twice the window bounds the session: the
+    oldest turns beyond it leave it and are returned in `archived` for the store to keep.
     """
     messages = [
         *session.messages,
@@ -88,9 +95,11 @@ def record_turn(
             folded = len(fold.turn_ids)
 
     ids = list(dict.fromkeys(m.turn_id for m in messages))
-    dropped = max(0, len(ids) - 2 * max_turns)
-    if dropped:
-        gone = set(ids[:dropped])
+    overflow = max(0, len(ids) - 2 * max_turns)
+    archived: list[Message] = []
+    if overflow:
+        gone = set(ids[:overflow])
+        archived = [m for m in messages if m.turn_id in gone]
         messages = [m for m in messages if m.turn_id not in gone]
     updated = session.model_copy(update={"messages": messages, "session_summary": summary})
-    return Recorded(session=updated, folded=folded, dropped_unsummarised=dropped)
+    return Recorded(session=updated, folded=folded, archived=archived)

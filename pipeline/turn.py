@@ -506,6 +506,7 @@ def commit_turn(
             archive_session=archive,
             history=[*forgot, *applied.history],
             counters={} if dry_run else count_decisions(applied.result),
+            overflow=recorded.archived,
         )
 
     (applied, recorded), warnings = store.transact(
@@ -521,8 +522,8 @@ def commit_turn(
     report.session_id = recorded.session.session_id
     if recorded.folded:
         report.session_notes.append(f"{recorded.folded} older turn(s) folded into the summary")
-    if recorded.dropped_unsummarised:
+    if recorded.archived_turns:
         report.session_notes.append(
-            f"{recorded.dropped_unsummarised} oldest turn(s) dropped "
-            "without a summary (window cap reached)"
+            f"{recorded.archived_turns} oldest turn(s) left the session without a summary "
+            "(window cap reached); archived in sessions/overflow/"
         )

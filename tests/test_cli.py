@@ -234,5 +234,6 @@ def test_os_errors_are_reported_without_a_traceback(env: dict[str, str], state_d
     (state_dir / "ltm.json").mkdir(parents=True)
     result = run_cli("-i", "hi", env=env)
     assert result.returncode == 1
-    assert "ltm.json; this turn was not saved" in result.stderr
+    assert "ltm.json is a folder, not a regular file" in result.stderr
+    assert "nothing was changed" in result.stderr
     assert "Traceback" not in result.stderr

@@ -61,12 +61,14 @@ def test_fold_is_skipped_when_the_summary_changed_meanwhile() -> None:
     assert recorded.session.session_summary == "newer summary"
 
 
-def test_without_summaries_the_window_is_capped_at_twice_its_size() -> None:
-    """Turns are kept verbatim until 2x the window, then the oldest are dropped and counted."""
+def test_without_summaries_the_window_is_capped_and_what_leaves_is_archived() -> None:
+    """Turns are kept verbatim until 2x the window; the oldest then leave the session and
+    are handed back whole for the archive, not dropped."""
     session = new_session(NOW)
-    dropped = 0
+    archived = []
     for n in range(10):
         recorded = add(session, n)
-        session, dropped = recorded.session, dropped + recorded.dropped_unsummarised
+        session, archived = recorded.session, archived + recorded.archived
     assert turn_ids(session) == ["t4", "t5", "t6", "t7", "t8", "t9"]
-    assert dropped == 4
+    assert [m.turn_id for m in archived] == ["t0", "t0", "t1", "t1", "t2", "t2", "t3", "t3"]
+    assert [m.role for m in archived[:2]] == ["user", "assistant"]

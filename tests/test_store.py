@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import store
-from pipeline.errors import LockTimeout, StateError
+from pipeline.errors import LockTimeout, StateError, UnsafeFile
 from pipeline.models import HistoryEntry, LtmFile
 from tests.strategies import NOW, memory
 
@@ -195,3 +196,147 @@ def test_history_without_a_store_is_kept_aside(tmp_path: Path) -> None:
     [orphan] = p.root.glob("ltm.history.jsonl.orphaned*")
     assert b"mem_0001" in orphan.read_bytes()
     assert len(store.read_history(p, store.load(p, now=NOW).ltm)) == 1
+
+
+# --- Hostile files: bounded reads, regular files only, unreadable means moved aside ------
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.mark.parametrize("name", ["ltm.json", "session.json"])
+def test_a_fifo_is_refused_at_once(tmp_path: Path, name: str) -> None:
+    """A FIFO in place of a state file is refused without waiting for a writer."""
+    p = paths(tmp_path)
+    os.mkfifo(p.root / name)
+    with pytest.raises(UnsafeFile, match="FIFO"):
+        store.load(p, now=NOW)
+    assert stat.S_ISFIFO(os.lstat(p.root / name).st_mode)  # left as it was
+
+
+def test_a_link_to_dev_zero_is_refused_without_reading(tmp_path: Path) -> None:
+    """ltm.json -> /dev/zero is a device, not a file: refused, nothing read."""
+    p = paths(tmp_path)
+    p.ltm.symlink_to("/dev/zero")
+    with pytest.raises(UnsafeFile, match="character device"):
+        store.load(p, now=NOW)
+    with pytest.raises(UnsafeFile):
+        write_ltm(p, LtmFile())
+
+
+def test_a_folder_in_place_of_the_session_is_refused(tmp_path: Path) -> None:
+    """A folder where session.json should be is refused with a message."""
+    p = paths(tmp_path)
+    p.session.mkdir()
+    with pytest.raises(UnsafeFile, match="is a folder"):
+        store.load(p, now=NOW)
+
+
+def test_a_file_over_the_size_cap_is_refused_and_kept(tmp_path: Path) -> None:
+    """Over MEMTEST_MAX_STATE_MB the file is neither read nor moved: it may be genuine."""
+    p = store.StatePaths(tmp_path / "state", max_bytes=1000)
+    store.ensure_folder(p)
+    big = json.dumps({"memories": [], "note": "x" * 2000})
+    p.ltm.write_text(big)
+    with pytest.raises(UnsafeFile, match="MEMTEST_MAX_STATE_MB"):
+        store.load(p, now=NOW)
+    assert p.ltm.read_text() == big
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("ltm.json", '{"memories": ' + deep(100_000) + "}"),
+        ("ltm.json", '{"schema_version": 1, "x": ' + deep(5_000) + "}"),
+        (
+            "session.json",
+            '{"session_id": "s", "created_at": "2026-01-01T00:00:00Z", '
+            '"messages": ' + deep(100_000) + "}",
+        ),
+        ("ltm.json", '{"memories": [], "bad": "\xff\xfe"}'),
+    ],
+)
+def test_deep_nesting_and_invalid_bytes_are_moved_aside(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """However a file is unreadable (nesting, bytes), it is moved aside byte for byte and
+    the next read starts empty instead of failing again."""
+    p = paths(tmp_path)
+    raw = text.encode("latin-1")
+    (p.root / name).write_bytes(raw)
+    snapshot = store.load(p, now=NOW)
+    [aside] = p.root.glob(f"{name}.corrupt-*")
+    assert aside.read_bytes() == raw
+    assert any("moved it to" in w for w in snapshot.warnings)
+    assert store.load(p, now=NOW).warnings == []
+
+
+@pytest.mark.parametrize("bad", [float("nan"), "high", -1, None])
+def test_one_invalid_memory_is_moved_to_a_side_file_and_the_rest_stay(
+    tmp_path: Path, bad: object
+) -> None:
+    """A memory with an invalid confidence goes to ltm.json.invalid-*.jsonl with its reason;
+    the other memories stay in use and ltm.json keeps them."""
+    p = paths(tmp_path)
+    good = [
+        memory(f"mem_000{i}", f"User likes tea number {i}").model_dump(mode="json") for i in (1, 3)
+    ]
+    broken = {**memory("mem_0002", "User likes coffee").model_dump(mode="json"), "confidence": bad}
+    p.ltm.write_text(json.dumps({"next_seq": 4, "memories": [good[0], broken, good[1]]}))
+    snapshot = store.load(p, now=NOW)
+    assert [m.id for m in snapshot.ltm.memories] == ["mem_0001", "mem_0003"]
+    assert "moved them to ltm.json.invalid-" in snapshot.warnings[0]
+    [side] = p.root.glob("ltm.json.invalid-*.jsonl")
+    [line] = side.read_text().splitlines()
+    assert "memories.1 (mem_0002): confidence" in json.loads(line)["reason"]
+    assert json.loads(line)["memory"]["content"] == "User likes coffee"
+    on_disk = json.loads(p.ltm.read_text())
+    assert [m["id"] for m in on_disk["memories"]] == ["mem_0001", "mem_0003"]
+    assert on_disk["next_seq"] == 4  # mem_0002 is never issued again
+
+
+def test_a_dry_run_leaves_an_invalid_memory_in_place(tmp_path: Path) -> None:
+    """In a dry run the bad memory is skipped but ltm.json is not touched."""
+    p = paths(tmp_path)
+    broken = {**memory("mem_0001", "User likes tea").model_dump(mode="json"), "hit_count": "x"}
+    text = json.dumps({"memories": [broken]})
+    p.ltm.write_text(text)
+    snapshot = store.load(p, now=NOW, quarantine_ltm=False)
+    assert snapshot.ltm.memories == []
+    assert p.ltm.read_text() == text
+    assert "left in place" in snapshot.warnings[0]
+
+
+@pytest.mark.parametrize(
+    "version", ['"99"', "99.0", "-5", "0", "true", '"1"', "1.0", "null", "[1]"]
+)
+@pytest.mark.parametrize("name", ["ltm.json", "session.json"])
+def test_a_schema_version_that_is_not_a_known_integer_is_moved_aside(
+    tmp_path: Path, version: str, name: str
+) -> None:
+    """Whatever its JSON type, a schema_version that is not an integer from 1 to the known
+    version makes the file unreadable: moved aside, never written back."""
+    p = paths(tmp_path)
+    text = (
+        f'{{"schema_version": {version}, "session_id": "s", '
+        f'"created_at": "2026-01-01T00:00:00Z", "memories": []}}'
+    )
+    (p.root / name).write_text(text)
+    snapshot = store.load(p, now=NOW)
+    assert any("schema_version" in w for w in snapshot.warnings)
+    [aside] = p.root.glob(f"{name}.corrupt-*")
+    assert aside.read_text() == text
+
+
+@pytest.mark.parametrize("version", [2, 99, 10**30])
+def test_a_newer_integer_schema_is_refused_for_either_file(tmp_path: Path, version: int) -> None:
+    """A newer integer version stops the program and leaves the file alone."""
+    p = paths(tmp_path)
+    text = json.dumps(
+        {"schema_version": version, "session_id": "s", "created_at": "2026-01-01T00:00:00Z"}
+    )
+    p.session.write_text(text)
+    with pytest.raises(StateError, match=f"schema_version {version}"):
+        store.load(p, now=NOW)
+    assert p.session.read_text() == text
