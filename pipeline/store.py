@@ -369,6 +369,13 @@ def _locked(paths: StatePaths, lock_timeout: float) -> Iterator[list[str]]:
         ) from exc
 
 
+def ensure_usable(paths: StatePaths) -> None:
+    """Create the folders and the lock file now, so a folder that cannot hold state fails
+    at once (before a model call), not after the lock timeout."""
+    ensure_folder(paths)
+    _check_lock_file(paths)
+
+
 def _check_lock_file(paths: StatePaths) -> None:
     """Fail at once, not after the lock timeout, when the lock file cannot exist here."""
     try:

@@ -65,6 +65,7 @@ def run_turn(
     paths, started = settings.paths, clock()
 
     with report.stage("load"):
+        store.ensure_usable(paths)  # a folder that cannot hold state fails before any call
         state = store.load(
             paths, now=started, quarantine_ltm=not dry_run and settings.write_mode != "shadow"
         )
