@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from . import store
 from .config import Settings, load_settings
 from .errors import MemtestError, UsageError, as_error, error_json
-from .gate import gate, redact
+from .gate import redact
 from .models import (
     DECAY_POLICIES,
     MEMORY_TYPES,
@@ -476,7 +476,8 @@ def import_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, 
             )
             # A full row (from `memory export`) must be a valid memory as it stands.
             if row.keys() >= _FULL_ROW:
-                Memory.model_validate({**row, "id": row.get("id") or "mem_import"})
+                fields = {k: v for k, v in row.items() if k not in _COMPUTED}
+                row = {**row, _VALIDATED: Memory.model_validate({**fields, "id": "mem_import"})}
         except (ValueError, KeyError, TypeError, ValidationError, RecursionError) as exc:
             reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
             raise UsageError(f"{args.file} line {number}: not a memory ({reason})") from None
@@ -489,6 +490,7 @@ def import_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, 
 # The fields that make an import row a whole memory whose stored fields are kept.
 _FULL_ROW = {"type", "content", "created_at", "last_reinforced"}
 _COMPUTED = {"current_confidence"}
+_VALIDATED = "\0memory"  # where a full row keeps its validated form (not a JSON key)
 
 
 def _import_rows(name: str, settings: Settings) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -537,13 +539,12 @@ def _restore_imported(
     for decision, row in zip(applied.result.candidates, originals, strict=True):
         if decision.verdict != "accepted" or decision.memory_id is None:
             continue
-        if not row.keys() >= _FULL_ROW:
+        if _VALIDATED not in row:
             continue
         index = position[decision.memory_id]
         keep_id = _keepable_id(row.get("id"), first_free, position)
-        fields = {k: v for k, v in row.items() if k not in _COMPUTED and k != "id"}
-        restored = Memory.model_validate(
-            {**fields, "id": keep_id or decision.memory_id, "content": row["content"].strip()}
+        restored = row[_VALIDATED].model_copy(
+            update={"id": keep_id or decision.memory_id, "content": row["content"].strip()}
         )
         ltm.memories[index] = restored
         if keep_id:
@@ -559,7 +560,7 @@ def _restore_imported(
         write["memory_id"] = renamed.get(write["memory_id"], write["memory_id"])
     applied.result = GateResult(
         candidates=[
-            replace(d, memory_id=renamed.get(d.memory_id, d.memory_id)) if d.memory_id else d
+            replace(d, memory_id=renamed[d.memory_id]) if d.memory_id in renamed else d
             for d in applied.result.candidates
         ],
         revisions=applied.result.revisions,
@@ -589,6 +590,7 @@ def _write_through_gate(
     these. Secrets, planted instructions, junk and duplicates are still refused. All of it
     is one commit, however many memories."""
     from .apply import apply_decisions
+    from .batch import gate_many
 
     policy = replace(
         settings.policy, min_confidence=0.0, max_per_turn=len(candidates) or 1, max_per_day=10**9
@@ -596,7 +598,7 @@ def _write_through_gate(
 
     def merge(disk: store.Snapshot) -> store.Change[list[dict[str, Any]]]:
         now = utcnow()
-        result = gate(candidates, [], disk.ltm.memories, aliases={}, policy=policy, now=now)
+        result = gate_many(candidates, disk.ltm.memories, policy=policy, now=now)
         first_free = disk.ltm.next_seq
         if originals is not None:
             # New ids start past every id the rows keep, so the two never collide.

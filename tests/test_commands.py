@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline import store
-from pipeline.models import LtmFile
+from pipeline.models import DECAY_POLICIES, MEMORY_TYPES, STATUSES, SUBJECTS, LtmFile
 from tests.helpers import PROJECT, candidate, reflection, run_cli, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
@@ -244,3 +248,118 @@ def test_no_command_shows_one_users_memory_to_another(env: dict[str, str]) -> No
     ]
     assert not any("peanut" in out for out in outputs)
     assert json.loads(outputs[3])["memories"] == 0
+
+
+# --- Export → import round trip --------------------------------------------------------------
+
+_FACTS = [
+    "User collects vintage stamps",
+    "User speaks Portuguese at home",
+    "User's sister lives in Lisbon",
+    "User is allergic to shellfish",
+    "User prefers concise answers",
+    "User plays the cello",
+    "User runs marathons every spring",
+    "User owns 3 bicycles",
+]
+_TIMES = st.datetimes(
+    min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
+)
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@st.composite
+def stored_memories(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Distinct facts with every field drawn: timestamps, counts, source, status, decay,
+    confidence, and fields this version does not know."""
+    facts = draw(st.lists(st.sampled_from(_FACTS), min_size=1, max_size=5, unique=True))
+    rows = []
+    for i, fact in enumerate(facts, 1):
+        row = {
+            "id": f"mem_{draw(st.integers(1, 9999)) * 10 + i:05d}",
+            "type": draw(st.sampled_from(MEMORY_TYPES)),
+            "subject": draw(st.sampled_from(SUBJECTS)),
+            "content": fact,
+            "confidence": draw(st.floats(0, 1)),
+            "reason": draw(st.text(max_size=20)),
+            "created_at": draw(_TIMES),
+            "last_reinforced": draw(_TIMES),
+            "hit_count": draw(st.integers(1, 10**6)),
+            "source_turn_id": draw(st.none() | st.text(min_size=1, max_size=14)),
+            "status": draw(st.sampled_from(STATUSES)),
+            "source": draw(st.sampled_from(["reflection", "explicit", "human", "import"])),
+            "decay": draw(st.sampled_from(DECAY_POLICIES)),
+        }
+        extra = draw(
+            st.dictionaries(
+                st.from_regex(r"x_[a-z]{1,6}", fullmatch=True), _JSON_VALUES, max_size=2
+            )
+        )
+        rows.append({**row, **extra})
+    return rows
+
+
+@settings(max_examples=30, deadline=None)
+@given(stored_memories())
+def test_export_then_import_round_trips_every_field(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]]
+) -> None:
+    """`memory export --all` then `memory import` into an empty store gives back every
+    memory with every field: id, timestamps, source, source turn, hit count, status, decay,
+    confidence, reason and unknown fields."""
+    import argparse
+
+    from pipeline import commands
+    from pipeline.config import load_settings
+    from pipeline.models import Memory
+
+    tmp = tmp_path_factory.mktemp("rt")
+    environ = {"MEMTEST_ENV_FILE": os.environ["MEMTEST_ENV_FILE"], "MEMTEST_RETRIEVER": "lexical"}
+    source = load_settings(state_dir=str(tmp / "a"), environ=environ)
+    target = load_settings(state_dir=str(tmp / "b"), environ=environ)
+    memories = [Memory.model_validate(r) for r in rows]
+    ltm = LtmFile(next_seq=10**6, memories=memories)
+    store.transact(
+        source.paths, lambda _d: store.Change(result=None, ltm=ltm), now=NOW, lock_timeout=5
+    )
+    _, text = commands.export_memories(source, argparse.Namespace(all=True, json=False))
+    (tmp / "export.jsonl").write_text(text + "\n")
+    commands.import_memories(target, argparse.Namespace(file=str(tmp / "export.jsonl")))
+    imported = store.load(target.paths, now=NOW).ltm
+    assert [m.model_dump(mode="json") for m in imported.memories] == [
+        m.model_dump(mode="json") for m in memories
+    ]
+    assert imported.next_seq > max(int(m.id[4:]) for m in memories)  # ids are never reused
+
+
+def test_import_into_a_store_that_issued_the_id_gives_a_new_one(env: dict[str, str]) -> None:
+    """An exported id this store already issued is not reused; the fields still come along."""
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")  # mem_0001
+    row = {**memory("mem_0001", "User speaks Welsh").model_dump(mode="json"), "hit_count": 7}
+    result = cli(env, "memory", "import", "-", stdin=json.dumps(row) + "\n")
+    assert "accepted mem_0002" in result.stdout
+    shown = as_json(env, "memory", "show", "mem_0002")
+    assert (shown["hit_count"], shown["created_at"]) == (7, row["created_at"])
+
+
+def test_a_large_import_decides_like_the_gate(env: dict[str, str]) -> None:
+    """The batched import gate finds duplicates of stored memories and of earlier lines,
+    and still refuses secrets, however many lines there are."""
+    cli(env, "memory", "add", "User is allergic to peanuts", "--type", "boundary")
+    lines = [{"type": "skill", "content": f"User can count to {i}"} for i in range(300)]
+    lines += [
+        {"type": "boundary", "content": "user is allergic to peanuts."},
+        {"type": "skill", "content": "User can count to 7"},
+        {"type": "skill", "content": "User is not allergic to peanuts"},
+        {"type": "identity", "content": "User password is hunter2hunter2"},
+    ]
+    result = cli(env, "memory", "import", "-", stdin="".join(json.dumps(r) + "\n" for r in lines))
+    assert "301 new, 1 reinforced, 2 refused." in result.stdout
+    assert "repeats another candidate" in result.stdout
+    assert "[secret]" in result.stdout
