@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from . import store
 from .config import Settings, load_settings, require_api_key
-from .errors import MemtestError
+from .errors import MemtestError, as_error
 
 HELP = """\
 /memories       list this user's memories
@@ -83,8 +83,8 @@ def _loop(settings: Settings, model: object, *, trace: bool) -> int:
                 model=model,  # type: ignore[arg-type]
                 on_answer=lambda answer: print(f"assistant> {answer}", flush=True),
             )
-        except MemtestError as exc:
-            print(f"memory-test: error: {exc}", file=sys.stderr)
+        except (MemtestError, OSError) as exc:
+            print(f"memory-test: error: {as_error(exc)}", file=sys.stderr)
             continue
         except KeyboardInterrupt:
             print("\n(interrupted; this turn was not saved)", file=sys.stderr)

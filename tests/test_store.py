@@ -340,3 +340,34 @@ def test_a_newer_integer_schema_is_refused_for_either_file(tmp_path: Path, versi
     with pytest.raises(StateError, match=f"schema_version {version}"):
         store.load(p, now=NOW)
     assert p.session.read_text() == text
+
+
+def test_turns_that_leave_the_session_are_archived_and_purge_reaches_them(
+    tmp_path: Path,
+) -> None:
+    """Overflow turns land in sessions/overflow/<id>.json in the same commit as the session,
+    accumulate there, and a purge removes a memory's text from them too."""
+    from pipeline.models import Message
+    from pipeline.session import new_session
+
+    p = paths(tmp_path)
+    session = new_session(NOW, "s-1")
+
+    def message(n: int) -> Message:
+        return Message(
+            role="user", content=f"User likes tea, turn {n}", timestamp=NOW, turn_id=f"t-{n}"
+        )
+
+    for n in (1, 2):
+        store.transact(
+            p,
+            lambda _d, n=n: store.Change(result=None, session=session, overflow=[message(n)]),
+            now=NOW,
+            lock_timeout=5,
+        )
+    archived = json.loads((p.overflow / "s-1.json").read_text())
+    assert [m["turn_id"] for m in archived["messages"]] == ["t-1", "t-2"]
+    write_ltm(p, LtmFile(next_seq=2, memories=[memory("mem_0001", "User likes tea")]))
+    target, _ = store.purge_memory(p, "mem_0001", now=NOW, lock_timeout=5)
+    assert target is not None
+    assert "User likes tea" not in (p.overflow / "s-1.json").read_text()
