@@ -14,6 +14,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from .errors import UnsafeFile
 
@@ -109,7 +110,7 @@ def check_regular_or_missing(path: Path) -> None:
 
 
 def iter_lines(
-    handle: io.BufferedIOBase, *, name: str, max_line: int, max_total: int, setting: str
+    handle: IO[bytes], *, name: str, max_line: int, max_total: int, setting: str
 ) -> Iterator[bytes]:
     """Lines of a stream, read one at a time: a line over `max_line` bytes or a stream over
     `max_total` bytes is refused (UnsafeFile) without reading the rest."""
