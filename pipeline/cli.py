@@ -6,9 +6,10 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .config import VARIABLES, load_settings
-from .errors import MemtestError, UsageError, as_error, error_json
+from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -33,8 +34,16 @@ configuration (environment or the project's .env; the environment wins):
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line raises ArgumentError instead of exiting, so that
+    it is reported like every other error (one line, exit 2, the --json error object)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ArgumentError(f"{message} (see {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="memory_test.py",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -99,7 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .chat import main as run_chat
 
         return run_chat(argv[1:])
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except ArgumentError as exc:
+        return usage_failure(exc, json_wanted="--json" in argv)
     report = None
     try:
         settings = load_settings(

@@ -24,8 +24,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from . import store
+from .cli import Parser
 from .config import Settings, load_settings
-from .errors import MemtestError, UsageError, as_error, error_json
+from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
 from .gate import redact
 from .models import (
     DECAY_POLICIES,
@@ -62,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--session", metavar="ID", help="a named session")
     common.add_argument("--env-file", metavar="PATH", help="settings file instead of .env")
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="memory_test.py",
         description="Manage long-term memory and sessions; no model call, no API key.",
     )
@@ -114,7 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except ArgumentError as exc:
+        return usage_failure(exc, json_wanted="--json" in argv)
     try:
         settings = load_settings(
             state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session

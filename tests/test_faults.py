@@ -577,3 +577,21 @@ def test_permission_denied_is_a_message_with_the_json_error(
     assert result.returncode == 1, result.stderr
     assert "Permission denied" in result.stderr
     assert json.loads(result.stdout)["error"]["type"] == "StateError"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["-i", "hi", "--json", "--no-such-flag"], ["memory", "show", "--json"], ["--json"]],
+)
+def test_a_bad_command_line_is_one_line_and_the_json_error(
+    env: dict[str, str], argv: list[str]
+) -> None:
+    """Unparseable arguments: exit 2, one line on stderr, and with --json the error object."""
+    code, out, err = run_raw(*argv, env=env)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert json_error(out) == {
+        "type": "ArgumentError",
+        "message": err.strip().removeprefix("memory-test: error: "),
+        "exit_code": 2,
+    }
