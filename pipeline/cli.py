@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from .config import VARIABLES, load_settings
+from .credentials import redact
 from .errors import MemtestError, UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -144,7 +145,7 @@ def _read_input(raw: str) -> str:
 
 
 def _print_answer(answer: str) -> None:
-    print(answer, flush=True)
+    print(redact(answer), flush=True)
 
 
 def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | None = None) -> None:
@@ -155,17 +156,18 @@ def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | N
         print(turn.format_trace(), file=sys.stderr)
     elif turn:
         for warning in turn.warnings:
-            print(f"memory-test: warning: {warning}", file=sys.stderr)
+            print(f"memory-test: warning: {redact(warning)}", file=sys.stderr)
         if turn.memory_step == "skipped":
-            print(f"memory-test: memory step skipped: {turn.memory_step_note}", file=sys.stderr)
+            note = redact(turn.memory_step_note)
+            print(f"memory-test: memory step skipped: {note}", file=sys.stderr)
     if error is not None:
-        print(f"memory-test: error: {error}", file=sys.stderr)
+        print(f"memory-test: error: {redact(str(error))}", file=sys.stderr)
     if args.json:
         payload = turn.to_json() if turn else {}
         if error is not None:
             payload["error"] = {
                 "type": type(error).__name__,
-                "message": str(error),
+                "message": redact(str(error)),
                 "exit_code": error.exit_code,
             }
         print(json.dumps(payload, ensure_ascii=False, indent=2), flush=True)

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 from . import store
 from .config import Settings, load_settings
 from .errors import MemtestError, UsageError
-from .gate import gate, redact
+from .credentials import redact, redact_tree
+from .gate import gate
 from .models import (
     DECAY_POLICIES,
     MEMORY_TYPES,
@@ -112,18 +113,20 @@ def main(argv: Sequence[str]) -> int:
         handler = HANDLERS[(args.group, getattr(args, "action", None))]
         payload, text = handler(settings, args)
     except MemtestError as exc:
+        message = redact(str(exc))
         if args.json:
-            print(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
-        print(f"memory-test: error: {exc}", file=sys.stderr)
+            print(json.dumps({"error": {"type": type(exc).__name__, "message": message}}))
+        print(f"memory-test: error: {message}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"memory-test: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
+    # Memories stored before a detector knew a value are hidden on the way out too.
     if args.json:
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        print(json.dumps(redact_tree(payload), ensure_ascii=False, indent=2))
     elif text:
-        print(text)
+        print(redact(text))
     return 0
 
 
