@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from . import store
 from .config import Settings, load_settings, require_api_key
+from .credentials import redact
 from .errors import MemtestError, as_error
 
 HELP = """\
@@ -47,7 +48,7 @@ def main(argv: Sequence[str]) -> int:
         )
         require_api_key(settings)
     except MemtestError as exc:
-        print(f"memory-test: error: {exc}", file=sys.stderr)
+        print(f"memory-test: error: {redact(str(exc))}", file=sys.stderr)
         return exc.exit_code
     from .llm import ChatModel
 
@@ -81,10 +82,10 @@ def _loop(settings: Settings, model: object, *, trace: bool) -> int:
                 line,
                 settings,
                 model=model,  # type: ignore[arg-type]
-                on_answer=lambda answer: print(f"assistant> {answer}", flush=True),
+                on_answer=lambda answer: print(f"assistant> {redact(answer)}", flush=True),
             )
         except (MemtestError, OSError) as exc:
-            print(f"memory-test: error: {as_error(exc)}", file=sys.stderr)
+            print(f"memory-test: error: {redact(str(as_error(exc)))}", file=sys.stderr)
             continue
         except KeyboardInterrupt:
             print("\n(interrupted; this turn was not saved)", file=sys.stderr)
@@ -122,7 +123,7 @@ def _command(line: str, settings: Settings, trace: bool) -> tuple[bool, bool]:
         else:
             print(f"(unknown command {line!r}; /help lists them)")
     except MemtestError as exc:
-        print(f"memory-test: error: {exc}", file=sys.stderr)
+        print(f"memory-test: error: {redact(str(exc))}", file=sys.stderr)
     return trace, False
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .config import VARIABLES, load_settings
+from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -169,7 +170,7 @@ def read_input(raw: str, *, max_bytes: int) -> str:
 
 
 def _print_answer(answer: str) -> None:
-    print(answer, flush=True)
+    print(redact(answer), flush=True)
 
 
 def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | None = None) -> None:
@@ -180,17 +181,18 @@ def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | N
         print(turn.format_trace(), file=sys.stderr)
     elif turn:
         for warning in turn.warnings:
-            print(f"memory-test: warning: {warning}", file=sys.stderr)
+            print(f"memory-test: warning: {redact(warning)}", file=sys.stderr)
         if turn.memory_step == "skipped":
-            print(f"memory-test: memory step skipped: {turn.memory_step_note}", file=sys.stderr)
+            note = redact(turn.memory_step_note)
+            print(f"memory-test: memory step skipped: {note}", file=sys.stderr)
     if error is not None:
-        print(f"memory-test: error: {error}", file=sys.stderr)
+        print(f"memory-test: error: {redact(str(error))}", file=sys.stderr)
     if args.json:
         payload = turn.to_json() if turn else {}
         # A turn is saved whole or not at all (see store._Commit): no error means saved.
         payload["saved"] = error is None
         if error is not None:
-            payload["error"] = error_json(error)
+            payload["error"] = redact_tree(error_json(error))
         print(json.dumps(payload, ensure_ascii=False, indent=2), flush=True)
 
 

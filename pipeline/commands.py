@@ -26,8 +26,8 @@ from pydantic import ValidationError
 from . import store
 from .cli import Parser
 from .config import Settings, load_settings
+from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
-from .gate import redact
 from .models import (
     DECAY_POLICIES,
     MEMORY_TYPES,
@@ -128,13 +128,18 @@ def main(argv: Sequence[str]) -> int:
     except (MemtestError, OSError) as exc:
         error = as_error(exc)
         if args.json:
-            print(json.dumps({"error": error_json(error), "saved": False}, ensure_ascii=False))
-        print(f"memory-test: error: {error}", file=sys.stderr)
+            print(
+                json.dumps(
+                    {"error": redact_tree(error_json(error)), "saved": False}, ensure_ascii=False
+                )
+            )
+        print(f"memory-test: error: {redact(str(error))}", file=sys.stderr)
         return error.exit_code
+    # Memories stored before a detector knew a value are hidden on the way out too.
     if args.json:
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        print(json.dumps(redact_tree(payload), ensure_ascii=False, indent=2))
     elif text:
-        print(text)
+        print(redact(text))
     return 0
 
 

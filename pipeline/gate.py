@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 
+from .credentials import find_secret, redact
+from .directives import find_injection, is_assistant_rule
+from .judge import Judge
 from .models import (
     DECAY_POLICIES,
     CandidateIn,
@@ -27,33 +30,15 @@ from .models import (
 )
 from .text import NEGATIONS, dedupe_key, fold, terms
 
+__all__ = ["find_secret", "gate", "is_duplicate", "redact", "screen_content"]
+
 # --- Content screens ----------------------------------------------------------------------
-# Each screen is a list of (pattern, label). Patterns run on folded text (lower case, no
-# accents), so they are written in lower case.
+# Secrets are found by their values (credentials.py) and planted instructions by their
+# structure (directives.py). Passing states, guesses and talk about the conversation are
+# judged by meaning when the semantic extra is installed (judge.py); the lexical rules
+# below are the floor that always runs. They run on folded text (lower case, no accents).
 
-_SECRET_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p)
-    for p in (
-        r"\bsk-[a-z0-9_\-]{16,}",  # OpenAI / Moonshot style API keys
-        r"\bakia[0-9a-z]{16}\b",  # AWS access key id
-        r"\bgh[pousr]_[a-z0-9]{30,}",  # GitHub tokens
-        r"\bxox[abprs]-[a-z0-9\-]{10,}",  # Slack tokens
-        r"\baiza[0-9a-z_\-]{35}",  # Google API keys
-        r"\beyj[a-z0-9_\-]{10,}\.[a-z0-9_\-]{10,}\.[a-z0-9_\-]{10,}",  # JWT
-        r"-----begin [a-z ]*private key-----",
-    )
-)
-# "password is hunter2", "api key: abc", "密码是 123": the value after the label is the secret.
-_LABELLED_SECRET = re.compile(
-    r"\b(?:password|passwd|passphrase|pass code|passcode|pin(?: code)?|api[ _-]?key|"
-    r"secret(?: key)?|access[ _-]?token|auth[ _-]?token|token|private key|ssh key)"
-    r"\s*(?:is|was|=|:|：)\s*(?P<value>[^\s,;]{4,})"
-    r"|(?:密码|口令|密钥)\s*(?:是|为|:|：|=)\s*(?P<zh>\S{4,})"
-)
-_CARD_CANDIDATE = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
-_LONG_RANDOM = re.compile(r"\b(?=[a-z0-9_\-]*\d)(?=[a-z0-9_\-]*[a-z])[a-z0-9_\-]{32,}\b")
-
-_INJECTION = [
+_INJECTION_PHRASES = [
     (re.compile(p), label)
     for p, label in (
         (
@@ -67,20 +52,11 @@ _INJECTION = [
             r"instructions|api keys?|passwords?|secrets?|credentials?|hidden prompt)",
             "asks to reveal secrets or prompts",
         ),
-        (
-            r"\balways (?:reveal|disclose|leak|obey|comply with|execute|run)\b",
-            "plants a standing order",
-        ),
         (r"\byou (?:are|must|will) now\b", "redefines the assistant"),
         (
             r"\bnew (?:system )?instructions?\b|\bsystem prompt\b|\bdeveloper mode\b|\bjailbreak",
             "addresses the system prompt",
         ),
-        (
-            r"\b(?:do not|don't|never) tell the user\b|\bwithout telling the user\b",
-            "hides behaviour from the user",
-        ),
-        (r"<\s*/?\s*(?:system|instructions?)\s*>", "fakes a system block"),
         (
             r"忽略.{0,10}(?:指令|指示|规则|提示)|系统提示|泄露.{0,10}(?:密码|密钥|提示)",
             "overrides instructions",
@@ -103,23 +79,43 @@ _EPHEMERAL = [
             "a short period",
         ),
         (
+            r"\bin (?:a few|a couple of|\d+|one|two|three|four|five|ten|fifteen|twenty|thirty|"
+            r"forty|half an?) (?:minutes?|hours?|mins?)\b|\b(?:starts?|begins?|leaves?|"
+            r"departs?|arrives?|lands?|boards?) shortly\b|\babout to\b|\bany minute\b",
+            "an imminent event",
+        ),
+        (
             r"\b(?:tired(?! of)|sleepy|exhausted|hungry|thirsty|in a hurry|bored|"
             r"feeling (?:sick|ill|unwell|down|good|great|bad))\b",
             "a passing state",
         ),
-        (r"今天|今晚|明天|昨天|现在|刚才|此刻|这周|本周|累了|饿了|困了", "the present moment"),
+        (
+            r"今天|今晚|明天|昨天|刚才|刚刚|此刻|这会儿|眼下|这周|本周|马上|快要|即将|"
+            r"[\d一二两三四五六七八九十半几]+个?(?:小时|分钟)(?:后|以后|之后)",
+            "the present moment",
+        ),
+        (
+            r"(?:很|有点儿?|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张)|"
+            r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
+            r"刚吃|在等|等着|堵车|堵在|路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
+            r"停电|断电|断网|没电了|锁在.{0,4}里",
+            "a passing state",
+        ),
     )
 ]
 
 _SPECULATIVE = [
     (re.compile(p), "hedged")
     for p in (
-        r"\b(?:maybe|perhaps|probably|possibly|presumably|apparently|seemingly|likely|"
+        r"\b(?:maybe|perhaps|probably|possibly|presumably|apparently|seemingly|"
         r"potentially|supposedly|might|unsure|unclear|uncertain)\b",
+        r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
+        r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b",
         r"\b(?:may|could|might) (?:be|have|not)\b",
         r"\bseems?\b|\bseemed\b|\bappears? to\b|\bi (?:think|guess|suppose|assume)\b",
         r"\bnot sure\b|\bhard to say\b|\bif i recall\b",
-        r"可能|也许|大概|好像|似乎|或许",
+        r"可能|也许|大概|好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
+        r"推测|恐怕|八成|多半|判断",
     )
 ]
 
@@ -128,9 +124,13 @@ _SMALL_TALK = [
     for p in (
         r"\b(?:greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)|thanked|"
         r"says? (?:hello|hi|hey))\b",
-        r"\bhow are you\b|\bsmall talk\b|\bchit[ -]?chat|\bchatted\b|\bhad a conversation\b",
+        r"\bhow are you\b|\bchatted\b|\bhad a conversation\b",
         r"\basked (?:about|how|what|whether|if|for|a question)\b|\bwanted to know\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
+        r"打(?:了)?(?:个)?招呼|道谢|道别|说(?:了)?(?:谢谢|再见|你好|早上好|晚安)|感谢(?:了)?助手|"
+        r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
+        r"(?:上一个|刚才的|之前的)(?:回答|回复)|"
+        r"(?:和|跟|与|向|让|被|给)助手(?:[^，。；要想请应必需希望喜欢]){0,12}了",
     )
 ]
 # Words that say nothing by themselves: a content made only of these is content-free.
@@ -149,65 +149,53 @@ class _Screen:
     detail: str
 
 
-def find_secret(text: str) -> str | None:
-    """Name the kind of secret in `text`, or None; used by the gate and by redaction."""
+def _first_match(text: str, screen: list[tuple[re.Pattern[str], str]]) -> tuple[str, str] | None:
     folded = fold(text)
-    for pattern in _SECRET_PATTERNS:
-        if pattern.search(folded):
-            return "credential"
-    if _LABELLED_SECRET.search(folded):
-        return "labelled secret"
-    for match in _CARD_CANDIDATE.finditer(folded):
-        if _luhn_ok(re.sub(r"\D", "", match.group())):
-            return "card number"
-    if _LONG_RANDOM.search(folded):
-        return "random-looking token"
-    return None
-
-
-def redact(text: str) -> str:
-    """`text` with every secret the gate would catch replaced by [REDACTED]."""
-    out = text
-    for pattern in (*_SECRET_PATTERNS, _LONG_RANDOM):
-        out = re.sub(pattern.pattern, "[REDACTED]", out, flags=re.IGNORECASE)
-
-    def _label(match: re.Match[str]) -> str:
-        group = "value" if match.group("value") else "zh"
-        start, end = match.span(group)
-        whole = match.group()
-        return whole[: start - match.start()] + "[REDACTED]" + whole[end - match.start() :]
-
-    out = re.sub(_LABELLED_SECRET.pattern, _label, out, flags=re.IGNORECASE)
-
-    def _card(match: re.Match[str]) -> str:
-        digits = re.sub(r"\D", "", match.group())
-        return "[REDACTED]" if _luhn_ok(digits) else match.group()
-
-    return _CARD_CANDIDATE.sub(_card, out)
-
-
-def _luhn_ok(digits: str) -> bool:
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def _first_match(folded: str, screen: list[tuple[re.Pattern[str], str]]) -> tuple[str, str] | None:
     for pattern, label in screen:
-        match = pattern.search(folded)
-        if match:
+        for match in pattern.finditer(folded):
+            if _quoted(folded, match.start(), match.end()) or (
+                text.isascii() and _is_name(text, match.start(), match.end())
+            ):
+                continue  # "a cat named Maybe", "the band 'Perhaps'", "《Probably Science》"
             return match.group(), label
     return None
 
 
-def screen_content(text: str, policy: Policy) -> _Screen | None:
-    """Why `text` must not become a memory, or None if it may. Order: safety first."""
+_OPENING = "'\"‘“《「『【("
+_CLOSING = "'\"’”》」』】)"
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Inside quotes or title brackets: a name or a title, not the writer's own words."""
+    opened = max(text.rfind(ch, 0, start) for ch in _OPENING)
+    if opened < 0:
+        return False
+    closed = min((i for ch in _CLOSING if (i := text.find(ch, end)) >= 0), default=-1)
+    return closed >= 0 and not any(ch in ".!?。！？" for ch in text[opened:start])
+
+
+def _is_name(text: str, start: int, end: int) -> bool:
+    """A capitalised word inside a sentence, or one that is the subject, names something."""
+    word = text[start:end]
+    before = text[:start].rstrip()
+    mid_sentence = bool(before) and before[-1] not in ".!?:;"
+    subject = re.match(r"\s+(?:is|was|'s)\b", text[end:]) is not None  # "Maybe is her cat"
+    return word[:1].isupper() and (mid_sentence or subject)
+
+
+def screen_content(
+    text: str,
+    policy: Policy,
+    *,
+    subject: str = "user",
+    user_text: str | None = None,
+    judge: Judge | None = None,
+) -> _Screen | None:
+    """Why `text` must not become a memory, or None if it may. Order: safety first.
+
+    `user_text` is what the user said this turn (None when a person wrote the memory
+    themselves); `judge` is the learned judgement, when the semantic extra is installed.
+    """
     stripped = text.strip()
     if not stripped:
         return _Screen("invalid", "empty content")
@@ -216,21 +204,30 @@ def screen_content(text: str, policy: Policy) -> _Screen | None:
     secret = find_secret(stripped)
     if secret:
         return _Screen("secret", f"contains a {secret}")
-    folded = fold(stripped)
-    hit = _first_match(folded, _INJECTION)
-    if hit:
-        return _Screen("injection", f"{hit[1]} ({hit[0]!r})")
-    hit = _first_match(folded, _EPHEMERAL)
-    if hit:
-        return _Screen("ephemeral", f"{hit[1]} ({hit[0]!r})")
-    hit = _first_match(folded, _SPECULATIVE)
-    if hit:
-        return _Screen("speculative", f"{hit[1]} ({hit[0]!r})")
-    hit = _first_match(folded, _SMALL_TALK)
-    if hit:
-        return _Screen("small_talk", f"{hit[1]} ({hit[0]!r})")
-    if len(stripped) < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
+    similarity = judge.similarity if judge is not None else None
+    injection = find_injection(
+        stripped, subject=subject, user_text=user_text, similarity=similarity
+    )
+    if injection:
+        return _Screen("injection", injection.detail)
+    for screen, reason in (
+        (_INJECTION_PHRASES, "injection"),
+        (_EPHEMERAL, "ephemeral"),
+        (_SPECULATIVE, "speculative"),
+        (_SMALL_TALK, "small_talk"),
+    ):
+        hit = _first_match(stripped, screen)
+        if hit:
+            return _Screen(reason, f"{hit[1]} ({hit[0]!r})")
+    # A CJK character carries about as much as a short English word.
+    length = len(stripped) + 2 * sum(1 for ch in stripped if "\u4e00" <= ch <= "\u9fff")
+    if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
         return _Screen("small_talk", "no content words")
+    if judge is not None and judge.reads(stripped):
+        verdict = judge.judge(stripped)
+        directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
+        if verdict.label != "durable" and (verdict.label != "injection" or directed):
+            return _Screen(verdict.label, verdict.detail)
     return None
 
 
@@ -326,6 +323,8 @@ def gate(
     now: datetime,
     explicit_turn: bool = False,
     forgotten: Sequence[str] = (),
+    user_text: str | None = None,
+    judge: Judge | None = None,
 ) -> GateResult:
     """Decide every candidate and revision; pure and deterministic.
 
@@ -333,7 +332,9 @@ def gate(
     the strongest; decisions come back in input order. In a turn where the user asked to
     remember (`explicit_turn`), candidates marked `explicit` skip the confidence floor and
     the automatic quotas; every other rule still applies to them. `forgotten` holds texts
-    the user asked to forget in this turn: they are not learned again.
+    the user asked to forget in this turn: they are not learned again. `user_text` is what
+    the user said this turn: a rule for the assistant must come from it (None when a person
+    wrote the memories themselves). `judge` is the learned judgement, when installed.
     """
     # A forgotten memory is out of play: it is neither reinforced nor a reason to refuse.
     live = [m for m in memories if m.status != "forgotten"]
@@ -371,7 +372,9 @@ def gate(
         if problem:
             decide("rejected", "invalid", problem)
             continue
-        screen = screen_content(c.content, policy) or _secret_in_reason(c.reason)
+        screen = screen_content(
+            c.content, policy, subject=c.subject, user_text=user_text, judge=judge
+        ) or _secret_in_reason(c.reason)
         if screen:
             decide("rejected", screen.reason, screen.detail)
             continue
@@ -429,7 +432,14 @@ def gate(
         decide("accepted", "ok", detail)
 
     rev_out = _decide_revisions(
-        revisions, by_id, stored=stored, created=accepted_prints, aliases=aliases, policy=policy
+        revisions,
+        by_id,
+        stored=stored,
+        created=accepted_prints,
+        aliases=aliases,
+        policy=policy,
+        user_text=user_text,
+        judge=judge,
     )
     return GateResult(
         candidates=[cand_out[i] for i in range(len(candidates))],
@@ -464,6 +474,8 @@ def _decide_revisions(
     created: Sequence[_Fingerprint],
     aliases: Mapping[str, str],
     policy: Policy,
+    user_text: str | None,
+    judge: Judge | None,
 ) -> list[Decision]:
     out: list[Decision] = []
     revised: set[str] = set()
@@ -492,6 +504,8 @@ def _decide_revisions(
             new_texts=new_texts,
             revised=revised,
             policy=policy,
+            user_text=user_text,
+            judge=judge,
         )
         out.append(Decision("revision", i, verdict, reason, detail, target))
         if verdict == "accepted":
@@ -510,12 +524,16 @@ def _judge_revision(
     new_texts: Sequence[_Fingerprint],
     revised: set[str],
     policy: Policy,
+    user_text: str | None,
+    judge: Judge | None,
 ) -> tuple[Verdict, str, str]:
     problem = _invalid_revision(r, memory)
     if problem:
         return "rejected", "invalid", problem
     if fingerprint is not None and r.new_content is not None:
-        screen = screen_content(r.new_content, policy)
+        screen = screen_content(
+            r.new_content, policy, subject=memory.subject, user_text=user_text, judge=judge
+        )
         if screen:
             return "rejected", screen.reason, screen.detail
         clash = stored.find(fingerprint, exclude=memory.id)

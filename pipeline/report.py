@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .gate import redact
+from .credentials import redact, redact_tree
 from .models import CandidateIn, Decision, GateResult, RevisionIn
 from .retrieval import Retrieved
 
@@ -62,9 +62,10 @@ class TurnReport:
     # --- --json -------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
+        """The `--json` object, with every secret value redacted."""
         total = dict(self.timings_ms)
         total["total"] = round(sum(self.timings_ms.values()), 1)
-        return {
+        out: dict[str, Any] = {
             "response": self.response,
             "user_id": self.user_id,
             "session_id": self.session_id,
@@ -102,16 +103,18 @@ class TurnReport:
                 _decision_json(d, self.revisions[d.index].model_dump())
                 for d in self.result.revisions
             ],
-            "writes": [_redact_values(w) for w in self.writes],
+            "writes": self.writes,
             "session": self.session_notes,
             "usage": self.usage,
             "timings_ms": total,
             "warnings": self.warnings,
         }
+        return redact_tree(out)  # type: ignore[no-any-return]
 
     # --- --show-trace -------------------------------------------------------------------
 
     def format_trace(self) -> str:
+        """The `--show-trace` text, with every secret value redacted."""
         lines = [
             f"── trace · turn {self.turn_id or '-'} · user {self.user_id} · session "
             f"{self.session_id or '-'}",
@@ -153,8 +156,7 @@ class TurnReport:
                 + (f" · {d.detail}" if d.detail else "")
             )
             lines.append(
-                f"      [{c.type}/{c.subject} {c.confidence:.2f} {c.action}] "
-                f"{_short(redact(c.content))}"
+                f"      [{c.type}/{c.subject} {c.confidence:.2f} {c.action}] {_short(c.content)}"
             )
         for d in self.result.revisions:
             r = self.revisions[d.index]
@@ -169,7 +171,7 @@ class TurnReport:
             for w in self.writes:
                 lines.append(
                     f"  {w['event']} {w['memory_id']}"
-                    + (f": {_short(redact(w['content']))}" if "content" in w else "")
+                    + (f": {_short(w['content'])}" if "content" in w else "")
                 )
         elif self.memory_step == "ok":
             lines.append("written to ltm.json: nothing" + (" (dry run)" if self.dry_run else ""))
@@ -182,29 +184,17 @@ class TurnReport:
         lines.append(f"tokens (prompt+completion): {usage or 'n/a'}")
         timing = " · ".join(f"{k} {v:.0f}" for k, v in self.timings_ms.items())
         lines.append(f"time ms: {timing} · total {sum(self.timings_ms.values()):.0f}")
-        return "\n".join(lines)
+        return redact("\n".join(lines))
 
 
 def _decision_json(decision: Decision, item: dict[str, Any]) -> dict[str, Any]:
     return {
-        "candidate" if decision.kind == "candidate" else "revision": _redact_values(item),
+        "candidate" if decision.kind == "candidate" else "revision": item,
         "verdict": decision.verdict,
         "reason": decision.reason,
         "detail": decision.detail,
         "memory_id": decision.memory_id,
     }
-
-
-def _redact_values(item: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in item.items():
-        if isinstance(value, str):
-            out[key] = redact(value)
-        elif isinstance(value, dict):
-            out[key] = _redact_values(value)
-        else:
-            out[key] = value
-    return out
 
 
 def _short(text: str, limit: int = 100) -> str:

@@ -10,9 +10,12 @@ from datetime import UTC, datetime
 from . import store
 from .apply import Applied, apply_decisions
 from .config import Settings, require_api_key
+from .credentials import redact
+from .directives import is_assistant_rule
 from .errors import LLMError
 from .explicit import asks_to_forget, asks_to_remember, matches_request
-from .gate import gate, redact
+from .gate import gate
+from .judge import Judge
 from .llm import ChatModel
 from .models import (
     CandidateIn,
@@ -26,7 +29,7 @@ from .models import (
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
-from .retrieval import Retrieved, Retriever, retrieve_relevant
+from .retrieval import Embeds, Retrieved, Retriever, retrieve_relevant
 from .session import Fold, Recorded, leaving_turns, new_session, new_turn_id, record_turn
 
 RETRIEVAL_HISTORY_TURNS = 2
@@ -103,6 +106,7 @@ def run_turn(
             max_turns=settings.session_turns,
         )
     with report.stage("gate"):
+        judge = build_judge(retriever, proposal, user_input)
         report.result = gate(
             proposal.candidates,
             proposal.revisions,
@@ -112,6 +116,8 @@ def run_turn(
             now=clock(),
             explicit_turn=requests.explicit,
             forgotten=requests.forget_texts,
+            user_text=user_input,
+            judge=judge,
         )
     pending = PendingTurn(
         turn_id=report.turn_id,
@@ -123,10 +129,11 @@ def run_turn(
         answered=answered,
         proposal=proposal,
         requests=requests,
+        judge=judge,
     )
     with report.stage("commit"):
         commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock(), known=state)
-        embed_written(paths, settings, retriever, report)
+        embed_written(paths, settings, judge or retriever.embedder, report)
     return report
 
 
@@ -258,11 +265,27 @@ def retrieve_for_turn(
     return retrieval.used
 
 
+def build_judge(retriever: Retriever, proposal: Proposal, user_input: str) -> Judge | None:
+    """The learned judgement, when embeddings are on and there is something to judge. All
+    texts it may need are embedded in one batch (the user's words only when a candidate is
+    a rule for the assistant, whose support they decide)."""
+    texts = [c.content for c in proposal.candidates]
+    texts += [r.new_content for r in proposal.revisions if r.new_content]
+    if retriever.embedder is None or not texts:
+        return None
+    judge = Judge(retriever.embedder)
+    if any(is_assistant_rule(c.content, c.subject) for c in proposal.candidates):
+        texts.append(user_input)
+    judge.prepare([t for t in texts if judge.reads(t)])
+    return judge
+
+
 def embed_written(
-    paths: store.StatePaths, settings: Settings, retriever: Retriever, report: TurnReport
+    paths: store.StatePaths, settings: Settings, embedder: Embeds | None, report: TurnReport
 ) -> None:
-    """Embed the memories this turn created or revised, so the next turn finds them cached."""
-    if retriever.embedder is None:
+    """Embed the memories this turn created or revised, so the next turn finds them cached
+    (the judge has already embedded most of them)."""
+    if embedder is None:
         return
     texts = [w["content"] for w in report.writes if w["event"] == "created"]
     texts += [w["after"]["content"] for w in report.writes if w["event"] == "revised"]
@@ -270,9 +293,9 @@ def embed_written(
         return
     from .embeddings import vectors_for
 
-    model_id = retriever.embedder.model_id
+    model_id = embedder.model_id
     cache = store.read_vectors(paths, model_id)
-    _, added, _ = vectors_for(texts, retriever.embedder, cache)
+    _, added, _ = vectors_for(texts, embedder, cache)
     store.write_vectors(paths, {**cache, **added}, model_id, lock_timeout=settings.lock_timeout)
 
 
@@ -386,6 +409,7 @@ class PendingTurn:
     answered: datetime
     proposal: Proposal
     requests: Requests = field(default_factory=Requests)
+    judge: Judge | None = None
 
 
 def forget_on_disk(
@@ -483,6 +507,8 @@ def commit_turn(
             now=now,
             explicit_turn=requests.explicit,
             forgotten=requests.forget_texts,
+            user_text=pending.user_input,
+            judge=pending.judge,
         )
         applied = Applied(result)
         if not no_ltm_writes:

@@ -1,0 +1,112 @@
+"""The labelled gate corpus and how one gate configuration is scored on it.
+
+Shared by `gate_quality.py` (the benchmark), `train_judge.py` (which trains the judge on
+the tune part only) and the tests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pipeline.gate import gate
+from pipeline.judge import Judge
+from pipeline.models import CandidateIn, Policy
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "gate_corpus"
+CLASSES = (
+    "durable",
+    "ephemeral",
+    "speculative",
+    "small_talk",
+    "low_confidence",
+    "secret",
+    "injection",
+)
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+def load(part: str) -> list[dict[str, Any]]:
+    """The rows of one part: `tune` (trained and tuned on), `heldout` or `final` (never)."""
+    with (CORPUS / f"{part}.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def user_text(row: dict[str, Any]) -> str:
+    """What the user said: given for rules about the assistant; otherwise the fact itself,
+    as if the user had stated it."""
+    return str(row.get("user_text") or row["text"])
+
+
+def predict(row: dict[str, Any], *, judge: Judge | None, policy: Policy) -> tuple[str, str]:
+    """The gate's verdict on one row, as a corpus label, with the gate's detail."""
+    candidate = CandidateIn(
+        type=row.get("type", "preference"),
+        subject=row.get("subject", "user"),
+        content=row["text"],
+        confidence=float(row.get("confidence", 0.9)),
+        reason="",
+    )
+    decision = gate(
+        [candidate],
+        [],
+        [],
+        aliases={},
+        policy=policy,
+        now=NOW,
+        user_text=user_text(row),
+        judge=judge,
+    ).candidates[0]
+    if decision.verdict != "rejected":
+        return "durable", decision.detail
+    return decision.reason, decision.detail
+
+
+@dataclass
+class Score:
+    """Predictions against labels for one part and one configuration."""
+
+    rows: list[dict[str, Any]]
+    predicted: list[str]
+    details: list[str] = field(default_factory=list)
+
+    @property
+    def accuracy(self) -> float:
+        hits = sum(p == r["label"] for p, r in zip(self.predicted, self.rows, strict=True))
+        return hits / len(self.rows)
+
+    def recall(self, label: str) -> float:
+        pairs = [(p, r) for p, r in zip(self.predicted, self.rows, strict=True)]
+        mine = [p for p, r in pairs if r["label"] == label]
+        return sum(p == label for p in mine) / len(mine) if mine else float("nan")
+
+    def precision(self, label: str) -> float:
+        pairs = [(p, r) for p, r in zip(self.predicted, self.rows, strict=True)]
+        said = [r for p, r in pairs if p == label]
+        return sum(r["label"] == label for r in said) / len(said) if said else float("nan")
+
+    def near_miss_pass_rate(self) -> float:
+        pairs = [(p, r) for p, r in zip(self.predicted, self.rows, strict=True)]
+        near = [p for p, r in pairs if r.get("near_miss")]
+        return sum(p == "durable" for p in near) / len(near) if near else float("nan")
+
+    def confusion(self) -> Counter[tuple[str, str]]:
+        return Counter((r["label"], p) for p, r in zip(self.predicted, self.rows, strict=True))
+
+    def errors(self) -> list[tuple[dict[str, Any], str, str]]:
+        return [
+            (r, p, d)
+            for p, r, d in zip(self.predicted, self.rows, self.details, strict=True)
+            if p != r["label"]
+        ]
+
+
+def score(rows: list[dict[str, Any]], *, judge: Judge | None, policy: Policy) -> Score:
+    if judge is not None:
+        judge.prepare([r["text"] for r in rows])
+    out = [predict(r, judge=judge, policy=policy) for r in rows]
+    return Score(rows, [p for p, _ in out], [d for _, d in out])
