@@ -3,8 +3,8 @@
 Only training data is read: the tune part of the gate corpus
 (`tests/data/gate_corpus/tune.jsonl`) and the judge's own training sentences
 (`tests/data/judge_train/*.jsonl`); the held-out and final parts are never read. The
-regularisation and the rejection threshold are chosen by 5-fold cross-validation over concepts (all phrasings of one
-concept fall in the same fold, so a fold never sees a paraphrase of its own test rows).
+regularisation and the rejection threshold are chosen by 5-fold cross-validation over
+concepts (all phrasings of one concept fall in the same fold, so a fold never sees a paraphrase of its own test rows).
 Secrets are left out (values are the detector's job), and low-confidence rows count as
 durable (their text is a good fact; only the model's confidence was low).
 
@@ -85,7 +85,8 @@ def main() -> None:
         out_of_fold = np.zeros((len(rows), len(LABELS)))
         for k in range(FOLDS):
             train_rows, test_rows = folds != k, folds == k
-            w, b = train(vectors[train_rows], [t for t, m in zip(truth, train_rows, strict=True) if m], l2=l2)
+            kept = [t for t, m in zip(truth, train_rows, strict=True) if m]
+            w, b = train(vectors[train_rows], kept, l2=l2)
             out_of_fold[test_rows] = softmax(vectors[test_rows] @ w + b)
         for threshold in THRESHOLD_GRID:
             c = cost(out_of_fold, truth, threshold)
