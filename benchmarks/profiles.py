@@ -108,6 +108,9 @@ def build(store_size: int) -> list[Profile]:
             Question(uid, split, q["q"], q["kind"], frozenset(f"{uid}:{e}" for e in q["evidence"]))
             for q in user["questions"]
         ]
+        # A fixed shuffle: ties (e.g. no shared word at all) must not favour the answers,
+        # which the file lists first.
+        random.Random(f"order:{uid}").shuffle(memories)
         profiles.append(Profile(uid, split, memories, questions))
     return profiles
 
