@@ -267,12 +267,9 @@ def embed_written(
     texts += [w["after"]["content"] for w in report.writes if w["event"] == "revised"]
     if not texts:
         return
-    from .embeddings import vectors_for
+    from .embeddings import embed_new
 
-    model_id = retriever.embedder.model_id
-    cache = store.read_vectors(paths, model_id)
-    _, added, _ = vectors_for(texts, retriever.embedder, cache)
-    store.write_vectors(paths, {**cache, **added}, model_id, lock_timeout=settings.lock_timeout)
+    embed_new(paths, texts, retriever.embedder, lock_timeout=settings.lock_timeout)
 
 
 def respond(
