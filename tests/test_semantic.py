@@ -227,3 +227,53 @@ def test_cli_trace_and_json_report_selection_mode(llm: ScriptedLLM, state_dir: P
     payload = json.loads(result.stdout)
     assert payload["selection_mode"] == "semantic"
     assert payload["memories_used"][0]["cosine"] > 0.3
+
+
+def test_every_command_that_writes_embeds_and_search_saves(state_dir: Path, tmp_path: Path) -> None:
+    """add, import, restore and approve leave their vectors cached; a search after the
+    cache was lost rebuilds it once and saves it, so the next search embeds nothing."""
+    empty = tmp_path / "commands.env"
+    empty.write_text("")
+    env = {
+        "MEMTEST_STATE_DIR": str(state_dir),
+        "MEMTEST_ENV_FILE": str(empty),
+        "MEMTEST_RETRIEVER": "semantic",
+    }
+    paths = store.StatePaths(state_dir)
+
+    def cached() -> set[str]:
+        return set(store.read_vectors(paths, Embedder.model_id))
+
+    assert (
+        run_cli("memory", "add", "User plays the cello", "--type", "skill", env=env).returncode == 0
+    )
+    assert content_key("User plays the cello") in cached()
+    lines = [
+        {"type": "identity", "content": "User's sister Ana lives in Lisbon"},
+        {"type": "habit", "content": "User swims every Friday morning"},
+    ]
+    dump = tmp_path / "in.jsonl"
+    dump.write_text("\n".join(json.dumps(line) for line in lines))
+    assert run_cli("memory", "import", str(dump), env=env).returncode == 0
+    assert {content_key(line["content"]) for line in lines} <= cached()
+
+    assert run_cli("memory", "forget", "mem_0002", env=env).returncode == 0
+    paths.vectors.unlink()
+    assert run_cli("memory", "restore", "mem_0002", env=env).returncode == 0
+    assert cached() == {content_key("User's sister Ana lives in Lisbon")}
+
+    draft = memory("mem_0009", "User is learning Welsh").model_copy(update={"status": "draft"})
+
+    def add_draft(disk: store.Snapshot) -> store.Change[None]:
+        disk.ltm.memories.append(draft)
+        return store.Change(result=None, ltm=disk.ltm)
+
+    store.transact(paths, add_draft, now=draft.created_at, lock_timeout=5)
+    assert run_cli("memory", "approve", "mem_0009", env=env).returncode == 0
+    assert content_key("User is learning Welsh") in cached()
+
+    paths.vectors.unlink()
+    found = run_cli("memory", "search", "which musical instrument do I practise?", env=env)
+    assert found.returncode == 0
+    assert found.stdout.splitlines()[0].startswith("mem_0001")
+    assert len(cached()) == 4
