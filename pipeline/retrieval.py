@@ -270,18 +270,22 @@ class MemoryIndex:
         cosines = semantic.tolist() if semantic is not None else [0.0] * len(self.memories)
         best_lexical = max(lexical) or 1.0  # exact_id: names first, then by words
         about_user = semantic is not None and asks_about_user(query)
-        scores = []
-        for i, memory in enumerate(self.memories):
-            if mode == "semantic":
-                relevance = semantic_relevance(
-                    cosines[i], coverage[i], about_user and memory.subject == "user"
-                )
-            elif mode == "exact_id":
-                relevance = float(memory.id in named) + lexical[i] / best_lexical
-            else:
-                relevance = lexical[i]
-            confidence = self.confidences[i]
-            scores.append(relevance * (0.5 + 0.5 * confidence) + 0.01 * confidence)
+        users = [about_user and m.subject == "user" for m in self.memories]
+        if mode == "semantic" and semantic is not None:
+            import numpy as np
+
+            confidence = np.asarray(self.confidences, dtype=np.float32)
+            relevance = semantic_relevance(semantic, np.asarray(coverage), np.asarray(users))
+            scores = (relevance * (0.5 + 0.5 * confidence) + 0.01 * confidence).tolist()
+        else:
+            scores = []
+            for i, memory in enumerate(self.memories):
+                if mode == "exact_id":
+                    relevance = float(memory.id in named) + lexical[i] / best_lexical
+                else:
+                    relevance = lexical[i]
+                conf = self.confidences[i]
+                scores.append(relevance * (0.5 + 0.5 * conf) + 0.01 * conf)
         order = _best_first(
             self.memories,
             scores,
@@ -296,7 +300,7 @@ class MemoryIndex:
                 round(lexical[i], 4),
                 None if semantic is None else round(cosines[i], 4),
                 matched[i],
-                about_user and mode == "semantic" and self.memories[i].subject == "user",
+                mode == "semantic" and users[i],
             )
             for i in order
         ]
@@ -326,7 +330,9 @@ class MemoryIndex:
         return prefix + ("lexical" if max(lexical) > 0 else "priority")
 
 
-def semantic_relevance(cosine: float, coverage: float, about_user: bool) -> float:
+def semantic_relevance(
+    cosine: np.ndarray, coverage: np.ndarray, about_user: np.ndarray
+) -> np.ndarray:
     """The semantic score: the cosine, plus lexical evidence by its strength, plus a small
     bonus for a fact about the user when the question is about the user.
 
@@ -335,8 +341,10 @@ def semantic_relevance(cosine: float, coverage: float, about_user: bool) -> floa
     word adds almost nothing, so it cannot overturn a clearly better cosine, while a
     match on most of the query's rare words (names, numbers) adds up to LEXICAL_WEIGHT.
     """
+    import numpy as np
+
     boost = LEXICAL_WEIGHT * coverage**COVERAGE_POWER
-    return max(cosine, 0.0) + boost + (SELF_BONUS if about_user else 0.0)
+    return np.maximum(cosine, 0.0) + boost + SELF_BONUS * about_user
 
 
 def asks_about_user(query: str) -> bool:
@@ -407,7 +415,9 @@ def retrieve_relevant(
     pool = [memories[i] for i in keep]
     if not pool:
         return Retrieval("empty")
-    pool_vectors = vectors[keep] if vectors is not None else None
+    pool_vectors = vectors
+    if vectors is not None and len(keep) < len(memories):
+        pool_vectors = vectors[keep]
     index = retriever.index(pool, pool_vectors, confidences)
     ranking = index.rank(query, history, limit=max_items)
     current = dict(zip((m.id for m in pool), confidences, strict=True))
