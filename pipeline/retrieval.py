@@ -270,12 +270,13 @@ class MemoryIndex:
         cosines = semantic.tolist() if semantic is not None else [0.0] * len(self.memories)
         best_lexical = max(lexical) or 1.0  # exact_id: names first, then by words
         about_user = semantic is not None and asks_about_user(query)
-        users = [about_user and m.subject == "user" for m in self.memories]
+        users = [m.subject == "user" for m in self.memories] if about_user else None
         if mode == "semantic" and semantic is not None:
             import numpy as np
 
             confidence = np.asarray(self.confidences, dtype=np.float32)
-            relevance = semantic_relevance(semantic, np.asarray(coverage), np.asarray(users))
+            mine = np.asarray(users) if users else np.zeros(len(self.memories), dtype=bool)
+            relevance = semantic_relevance(semantic, np.asarray(coverage), mine)
             scores = (relevance * (0.5 + 0.5 * confidence) + 0.01 * confidence).tolist()
         else:
             scores = []
@@ -300,7 +301,7 @@ class MemoryIndex:
                 round(lexical[i], 4),
                 None if semantic is None else round(cosines[i], 4),
                 matched[i],
-                mode == "semantic" and users[i],
+                mode == "semantic" and users is not None and users[i],
             )
             for i in order
         ]
