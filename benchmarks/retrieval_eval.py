@@ -243,7 +243,13 @@ def main() -> None:
             else:
                 size = int(name.split("-")[1])
                 cases = profile_cases(size)
-                label = f"profiles, {size} memories per user"
+                about = profiles.describe(profiles.build(size))
+                label = (
+                    f"profiles, {size} memories per user: {about['users']} users, "
+                    f"{about['questions']} questions ({about['tune']} tune, "
+                    f"{about['held_out']} held out; {about['no_shared_term']} share no "
+                    "content term with their answer)"
+                )
             tallies: dict[str, Tally] = {}
             for case in cases:
                 run_case(case, cache, tallies)

@@ -282,11 +282,11 @@ class MemoryIndex:
             scores = []
             for i, memory in enumerate(self.memories):
                 if mode == "exact_id":
-                    relevance = float(memory.id in named) + lexical[i] / best_lexical
+                    words = float(memory.id in named) + lexical[i] / best_lexical
                 else:
-                    relevance = lexical[i]
+                    words = lexical[i]
                 conf = self.confidences[i]
-                scores.append(relevance * (0.5 + 0.5 * conf) + 0.01 * conf)
+                scores.append(words * (0.5 + 0.5 * conf) + 0.01 * conf)
         order = _best_first(
             self.memories,
             scores,
