@@ -2,10 +2,13 @@
 
 Lexical: BM25 over each memory's stemmed terms (content, type, subject), the input
 weighted fully and the last user turns at half weight. Semantic (optional extra): cosine
-similarity of MiniLM vectors, blended with the lexical score so exact names and numbers
-still count. A memory's confidence weighs its score. When the semantic scores cannot
-decide, or nothing matches at all, a deterministic fallback orders the memories, and
-`selection_mode` says which rule chose them. The result is cut to a token budget.
+similarity of MiniLM vectors, plus lexical evidence by its strength (the share of the
+query's idf mass a memory matches), plus small bonuses for a fact about the user when the
+question is about the user and for a memory naming the relation a question asks about.
+A memory's confidence weighs its score. When there is no signal at all (an empty query,
+or no shared word and only noise-level cosines), a deterministic fallback orders the
+memories, and `selection_mode` says which rule chose them. The result is cut to a token
+budget.
 """
 
 from __future__ import annotations
@@ -30,12 +33,15 @@ BM25_B = 0.75
 # topic ("and what about her?") without outweighing what is asked now.
 HISTORY_WEIGHT = 0.5
 # Semantic score: cosine + LEXICAL_WEIGHT * coverage ** COVERAGE_POWER, + SELF_BONUS for a
-# fact about the user when the question is about the user. Chosen on LoCoMo and the tune
-# half of the profiles (benchmarks/retrieval_eval.py); the held-out half was not used.
+# fact about the user when the question is about the user, + RELATION_BONUS for a memory
+# naming the relation a question asks about ("my spouse": husband, wife, partner). Chosen
+# on LoCoMo and the tune half of the profiles (benchmarks/retrieval_eval.py); the
+# held-out half was not used.
 LEXICAL_WEIGHT = 0.6
 COVERAGE_POWER = 1.5
 COVERAGE_FLOOR_TERMS = 2.0
 SELF_BONUS = 0.05
+RELATION_BONUS = 0.1
 # Seed 001's deterministic fallback, for when there is no usable signal: with no shared
 # word and every cosine below this, the query is as far from every memory as unrelated
 # text is (all-MiniLM-L6-v2 scores unrelated sentences around 0-0.1).
@@ -74,6 +80,7 @@ class Scored:
     semantic: float | None
     matched: tuple[str, ...]
     about_user: bool = False  # got the bonus for a fact about the user
+    about_relation: bool = False  # names the relation the question asks about
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,7 @@ class Retrieved:
     semantic: float | None = None
     confidence: float = 0.0  # as of this turn, after decay
     about_user: bool = False
+    about_relation: bool = False
 
     @property
     def why(self) -> str:
@@ -104,6 +112,8 @@ class Retrieved:
             parts.append("matched " + ", ".join(self.matched))
         if self.about_user:
             parts.append("about you")
+        if self.about_relation:
+            parts.append("names the relation asked about")
         return "; ".join(parts) or "no shared words; included while the budget allows"
 
 
@@ -271,12 +281,16 @@ class MemoryIndex:
         best_lexical = max(lexical) or 1.0  # exact_id: names first, then by words
         about_user = semantic is not None and asks_about_user(query)
         users = [m.subject == "user" for m in self.memories] if about_user else None
+        kin = relation_terms(query) if semantic is not None else frozenset()
+        related = [bool(kin.intersection(doc)) for doc in self.lexical.docs] if kin else None
         if mode == "semantic" and semantic is not None:
             import numpy as np
 
             confidence = np.asarray(self.confidences, dtype=np.float32)
             mine = np.asarray(users) if users else np.zeros(len(self.memories), dtype=bool)
             relevance = semantic_relevance(semantic, np.asarray(coverage), mine)
+            if related:
+                relevance = relevance + RELATION_BONUS * np.asarray(related)
             scores = (relevance * (0.5 + 0.5 * confidence) + 0.01 * confidence).tolist()
         else:
             scores = []
@@ -302,6 +316,7 @@ class MemoryIndex:
                 None if semantic is None else round(cosines[i], 4),
                 matched[i],
                 mode == "semantic" and users is not None and users[i],
+                mode == "semantic" and related is not None and related[i],
             )
             for i in order
         ]
@@ -346,6 +361,32 @@ def semantic_relevance(
 
     boost = LEXICAL_WEIGHT * coverage**COVERAGE_POWER
     return np.maximum(cosine, 0.0) + boost + SELF_BONUS * about_user
+
+
+# Words for the same relation: a question about "my spouse" prefers memories about the
+# user's husband, wife or partner over facts about anyone else.
+_RELATIONS = (
+    "spouse husband wife partner missus hubby",
+    "sibling siblings sister sisters brother brothers",
+    "mother mum mom mummy mommy",
+    "father dad daddy",
+    "child children kid kids son sons daughter daughters boy girl girls baby",
+    "grandchild grandchildren grandson granddaughter",
+    "grandparent grandmother grandfather grandma grandpa granny nan",
+    "girlfriend boyfriend partner fiance fiancee",
+    "parent parents mother mum mom father dad",
+)
+_RELATION_TERMS = [frozenset(terms(group)) for group in _RELATIONS]
+
+
+def relation_terms(query: str) -> frozenset[str]:
+    """Stemmed words of every relation the query names ("my spouse" -> husband, wife...)."""
+    named = set(terms(query))
+    found: set[str] = set()
+    for group in _RELATION_TERMS:
+        if named & group:
+            found |= group
+    return frozenset(found)
 
 
 def asks_about_user(query: str) -> bool:
@@ -433,7 +474,15 @@ def retrieve_relevant(
         spent += cost
         used.append(
             Retrieved(
-                s.memory, alias, s.score, s.matched, cost, s.semantic, confidence, s.about_user
+                s.memory,
+                alias,
+                s.score,
+                s.matched,
+                cost,
+                s.semantic,
+                confidence,
+                s.about_user,
+                s.about_relation,
             )
         )
     return Retrieval(ranking.selection_mode, used)

@@ -189,3 +189,19 @@ def test_semantic_mode_whatever_the_cosine_and_fallback_only_without_signal() ->
     assert index.rank("xyzzy").selection_mode == "fallback_priority"
     assert index.rank("").selection_mode == "fallback_priority"
     assert index.rank("politics").selection_mode == "semantic"
+
+
+def test_a_question_naming_a_relation_prefers_memories_about_that_relation() -> None:
+    """Equal cosines: "my spouse" puts the husband's memory before a colleague's, and the
+    trace says why; a question naming no relation leaves the id order."""
+    store = [
+        memory("mem_0001", "User's colleague Ana is a pilot", type="relationship"),
+        memory("mem_0002", "User's husband Marco is a firefighter", type="relationship"),
+    ]
+    index = Retriever(FixedEmbedder({})).index(store)
+    spouse = index.rank("what does my spouse do all day?")
+    assert [s.memory.id for s in spouse.scored] == ["mem_0002", "mem_0001"]
+    assert spouse.scored[0].about_relation
+    assert not spouse.scored[1].about_relation
+    plain = index.rank("who flies planes all day?")
+    assert [s.memory.id for s in plain.scored] == ["mem_0001", "mem_0002"]
