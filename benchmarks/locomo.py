@@ -148,7 +148,13 @@ def main() -> None:
     parser.add_argument("--setting", choices=["turns", "observations", "both"], default="both")
     args = parser.parse_args()
     samples = json.loads(args.data.read_text(encoding="utf-8"))
-    retriever = Retriever.create(semantic=args.semantic)
+    cache = None
+    retriever = Retriever()
+    if args.semantic:
+        from benchmarks.vector_cache import DEFAULT, VectorCache
+
+        cache = VectorCache(DEFAULT)  # vectors kept outside the repository between runs
+        retriever = Retriever(cache)  # type: ignore[arg-type]
     print(f"retriever: {retriever.describe()}")
     settings = ["turns", "observations"] if args.setting == "both" else [args.setting]
     for setting in settings:
@@ -157,6 +163,8 @@ def main() -> None:
         print(f"{'category':<12} {'questions':>9} {'R@5':>6} {'R@10':>6} {'MRR':>6}")
         for name, (n, r5, r10, mrr) in result["rows"].items():
             print(f"{name:<12} {n:>9} {r5:>6.3f} {r10:>6.3f} {mrr:>6.3f}")
+    if cache is not None:
+        cache.save()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ Only training data is read: the tune part of the gate corpus
 (`tests/data/gate_corpus/tune.jsonl`) and the judge's own training sentences
 (`tests/data/judge_train/*.jsonl`); the held-out and final parts are never read. The
 regularisation and the rejection threshold are chosen by 5-fold cross-validation over
-concepts (all phrasings of one concept fall in the same fold, so a fold never sees a paraphrase of its own test rows).
+concepts (all phrasings of one concept fall in the same fold, so a fold never sees a
+paraphrase of its own test rows).
 Secrets are left out (values are the detector's job), and low-confidence rows count as
 durable (their text is a good fact; only the model's confidence was low).
 

@@ -58,6 +58,9 @@ def main(argv: Sequence[str]) -> int:
 
 def _loop(settings: Settings, model: object, *, trace: bool) -> int:
     from .turn import run_turn
+    from .warm import WarmMemory
+
+    warm = WarmMemory(settings)  # the embedder and vector cache, kept for every turn
 
     interactive = sys.stdin.isatty()
     print(
@@ -83,6 +86,7 @@ def _loop(settings: Settings, model: object, *, trace: bool) -> int:
                 settings,
                 model=model,  # type: ignore[arg-type]
                 on_answer=lambda answer: print(f"assistant> {redact(answer)}", flush=True),
+                warm=warm,
             )
         except (MemtestError, OSError) as exc:
             print(f"memory-test: error: {redact(str(as_error(exc)))}", file=sys.stderr)

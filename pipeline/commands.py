@@ -188,7 +188,10 @@ def search_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, 
         from .embeddings import cached_vectors
 
         vectors, _, _ = cached_vectors(
-            paths, [m.content for m in memories], retriever.embedder, save_lock_timeout=None
+            paths,
+            [m.content for m in memories],
+            retriever.embedder,
+            save_lock_timeout=settings.lock_timeout,
         )
     found = retrieve_relevant(
         memories,
@@ -400,7 +403,7 @@ def forget(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def restore(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    payload, text, _ = _move(
+    payload, text, moved = _move(
         settings,
         args.id,
         to="active",
@@ -408,13 +411,17 @@ def restore(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
         event="restored",
         done="Restored",
     )
+    if moved is not None:
+        _embed_written(settings, [moved.content])
     return payload, text
 
 
 def approve(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    payload, text, _ = _move(
+    payload, text, moved = _move(
         settings, args.id, to="active", allowed_from=("draft",), event="approved", done="Approved"
     )
+    if moved is not None:
+        _embed_written(settings, [moved.content])
     return payload, text
 
 
@@ -604,6 +611,7 @@ def _write_through_gate(
     policy = replace(
         settings.policy, min_confidence=0.0, max_per_turn=len(candidates) or 1, max_per_day=10**9
     )
+    created: list[str] = []
 
     def merge(disk: store.Snapshot) -> store.Change[list[dict[str, Any]]]:
         now = utcnow()
@@ -619,6 +627,8 @@ def _write_through_gate(
         )
         if originals is not None:
             _restore_imported(disk.ltm, applied, originals, first_free=first_free)
+        ids = {d.memory_id for d in applied.result.candidates if d.verdict == "accepted"}
+        created[:] = [m.content for m in disk.ltm.memories if m.id in ids]
         rows = [
             {
                 "content": redact(c.content),
@@ -637,7 +647,20 @@ def _write_through_gate(
         settings.paths, merge, now=utcnow(), lock_timeout=settings.lock_timeout
     )
     _warn(warnings)
+    _embed_written(settings, created)
     return rows
+
+
+def _embed_written(settings: Settings, texts: list[str]) -> None:
+    """With semantic retrieval, embed what a command wrote (in batches), so the next
+    search finds every vector cached."""
+    from .embeddings import semantic_available
+
+    if not texts or not settings.semantic_retrieval() or not semantic_available():
+        return
+    from .embeddings import Embedder, embed_new
+
+    embed_new(settings.paths, texts, Embedder(), lock_timeout=settings.lock_timeout)
 
 
 def _report_writes(rows: list[dict[str, Any]]) -> tuple[Any, str]:

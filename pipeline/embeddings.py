@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,13 +69,21 @@ class Embedder:
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """One L2-normalised float32 row per text."""
+    def embed(
+        self, texts: list[str], *, progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
+        """One L2-normalised float32 row per text; `progress(done, total)` after each batch.
+
+        Texts are batched by length, so a batch pads little.
+        """
         import numpy as np
 
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         rows = []
         for start in range(0, len(texts), BATCH):
-            encodings = self._tokenizer.encode_batch(texts[start : start + BATCH])
+            encodings = self._tokenizer.encode_batch(
+                [texts[i] for i in order[start : start + BATCH]]
+            )
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
             hidden = self._session.run(
@@ -84,9 +94,27 @@ class Embedder:
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             rows.append(pooled / np.clip(norms, 1e-12, None))
+            if progress is not None:
+                progress(min(start + BATCH, len(texts)), len(texts))
         if not rows:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        return np.vstack(rows).astype(np.float32)
+        out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+        out[order] = np.vstack(rows)
+        return out
+
+
+def terminal_progress(label: str) -> Callable[[int, int], None] | None:
+    """A one-line progress bar on stderr when it is a terminal (else None: no output)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        filled = 30 * done // max(total, 1)
+        end = "\n" if done >= total else ""
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}{end}")
+        sys.stderr.flush()
+
+    return show
 
 
 def content_key(text: str) -> str:
@@ -95,7 +123,11 @@ def content_key(text: str) -> str:
 
 
 def vectors_for(
-    texts: list[str], embedder: Embedder, cache: dict[str, np.ndarray]
+    texts: list[str],
+    embedder: Embedder,
+    cache: dict[str, np.ndarray],
+    *,
+    progress_label: str | None = None,
 ) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
     """One row per text, from `cache` where the text is known, embedded where not.
 
@@ -108,7 +140,11 @@ def vectors_for(
     missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in cache}.items())
     fresh = dict(cache)
     if missing:
-        rows = embedder.embed([t for _, t in missing])
+        # A bar only for a long job (a rebuilt cache), not for a turn's few new memories.
+        show = (
+            terminal_progress(progress_label) if progress_label and len(missing) > BATCH else None
+        )
+        rows = embedder.embed([t for _, t in missing], progress=show)
         fresh.update({k: row for (k, _), row in zip(missing, rows, strict=True)})
     current = {k: fresh[k] for k in keys}
     matrix = np.stack([current[k] for k in keys]) if keys else np.zeros((0, DIMENSIONS), np.float32)
@@ -121,12 +157,34 @@ def cached_vectors(
     """Rows for `texts` from the cache beside ltm.json, embedding what is missing.
 
     With `save_lock_timeout`, a cache that changed (new vectors, stale ones dropped) is
-    written back. Returns the matrix and how many rows were cached and embedded now.
+    written back, so a missing or stale cache is rebuilt once, not on every query. Returns
+    the matrix and how many rows were cached and embedded now.
     """
     from . import store
 
     cache = store.read_vectors(paths, embedder.model_id)
-    matrix, current, embedded = vectors_for(texts, embedder, cache)
+    matrix, current, embedded = vectors_for(texts, embedder, cache, progress_label="embedding")
     if save_lock_timeout is not None and (embedded or current.keys() != cache.keys()):
         store.write_vectors(paths, current, embedder.model_id, lock_timeout=save_lock_timeout)
     return matrix, len(current) - embedded, embedded
+
+
+def embed_new(
+    paths: StatePaths, texts: list[str], embedder: Embedder, *, lock_timeout: float
+) -> int:
+    """Embed those of `texts` the cache beside ltm.json lacks, in batches, and save them.
+
+    Every writer calls this for what it wrote (a turn, add, import, restore, approve), so
+    a search finds every vector cached. Returns how many texts were embedded.
+    """
+    from . import store
+
+    cache = store.read_vectors(paths, embedder.model_id)
+    missing = sorted({content_key(t): t for t in texts if content_key(t) not in cache}.items())
+    if not missing:
+        return 0
+    show = terminal_progress("embedding") if len(missing) > BATCH else None
+    rows = embedder.embed([t for _, t in missing], progress=show)
+    cache.update({k: row for (k, _), row in zip(missing, rows, strict=True)})
+    store.write_vectors(paths, cache, embedder.model_id, lock_timeout=lock_timeout)
+    return len(missing)

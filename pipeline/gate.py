@@ -302,6 +302,38 @@ class _StoredFacts:
         return None
 
 
+class _AcceptedFacts:
+    """Fingerprints accepted so far in one call, looked up by their rarest terms, so that
+    importing thousands of memories costs time in proportion to their number.
+
+    A same fact shares at least `need` of the candidate's terms, so it holds one of any
+    len(terms) - need + 1 of them: those with the shortest postings are enough.
+    """
+
+    def __init__(self) -> None:
+        self.prints: list[_Fingerprint] = []
+        self.postings: dict[str, list[int]] = {}
+
+    def add(self, fingerprint: _Fingerprint) -> None:
+        for term in fingerprint.terms:
+            self.postings.setdefault(term, []).append(len(self.prints))
+        self.prints.append(fingerprint)
+
+    def has_same(self, fingerprint: _Fingerprint) -> bool:
+        if not fingerprint.terms:
+            return False
+        need = math.ceil(NEAR_DUPLICATE_JACCARD * len(fingerprint.terms) - 1e-9)
+        rarest = sorted(fingerprint.terms, key=lambda t: len(self.postings.get(t, ())))
+        seen: set[int] = set()
+        for term in rarest[: len(rarest) - need + 1]:
+            for i in self.postings.get(term, ()):
+                if i not in seen:
+                    seen.add(i)
+                    if self.prints[i].same_fact(fingerprint):
+                        return True
+        return False
+
+
 def is_duplicate(a: str, b: str) -> bool:
     """True when two memory texts state the same fact (the gate's duplicate rule)."""
     return _Fingerprint.of(a).same_fact(_Fingerprint.of(b))
@@ -348,6 +380,7 @@ def gate(
 
     cand_out: dict[int, Decision] = {}
     accepted_prints: list[_Fingerprint] = []
+    accepted_index = _AcceptedFacts()
     merged_ids: set[str] = set()
     explicit_count = 0
     order = sorted(range(len(candidates)), key=lambda i: (-candidates[i].confidence, i))
@@ -409,11 +442,12 @@ def gate(
                 merged_ids.add(target)
                 decide("merged", "duplicate", f"same fact as {target}; reinforced it", target)
             continue
-        if any(fp.same_fact(fingerprint) for fp in accepted_prints):
+        if accepted_index.has_same(fingerprint):
             decide("rejected", "duplicate", "repeats another candidate of this turn")
             continue
         if explicit:
             accepted_prints.append(fingerprint)
+            accepted_index.add(fingerprint)
             explicit_count += 1
             decide("accepted", "ok", "asked for explicitly", explicit=True)
             continue
@@ -428,6 +462,7 @@ def gate(
                 decide("rejected", "quota_turn", f"{policy.max_per_turn} accepted this turn")
             continue
         accepted_prints.append(fingerprint)
+        accepted_index.add(fingerprint)
         detail = "nothing to reinforce; stored as new" if c.action == "reinforce" else ""
         decide("accepted", "ok", detail)
 

@@ -80,8 +80,9 @@ class Judge:
     def model_id(self) -> str:
         return self.embedder.model_id
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Vectors for `texts`, reusing the ones already computed for judging."""
+    def embed(self, texts: list[str], progress: Any = None) -> np.ndarray:
+        """Vectors for `texts`, reusing the ones already computed for judging (a turn embeds
+        a handful, so `progress` is accepted and not shown)."""
         import numpy as np
 
         self.prepare(texts)

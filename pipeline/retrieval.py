@@ -2,10 +2,13 @@
 
 Lexical: BM25 over each memory's stemmed terms (content, type, subject), the input
 weighted fully and the last user turns at half weight. Semantic (optional extra): cosine
-similarity of MiniLM vectors, blended with the lexical score so exact names and numbers
-still count. A memory's confidence weighs its score. When the semantic scores cannot
-decide, or nothing matches at all, a deterministic fallback orders the memories, and
-`selection_mode` says which rule chose them. The result is cut to a token budget.
+similarity of MiniLM vectors, plus lexical evidence by its strength (the share of the
+query's idf mass a memory matches), plus small bonuses for a fact about the user when the
+question is about the user and for a memory naming the relation a question asks about.
+A memory's confidence weighs its score. When there is no signal at all (an empty query,
+or no shared word and only noise-level cosines), a deterministic fallback orders the
+memories, and `selection_mode` says which rule chose them. The result is cut to a token
+budget.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from .models import Memory
-from .text import estimate_tokens, terms
+from .text import estimate_tokens, terms, tokens
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,17 +32,36 @@ BM25_B = 0.75
 # Earlier user turns count for less than the input itself: they give a follow-up its
 # topic ("and what about her?") without outweighing what is asked now.
 HISTORY_WEIGHT = 0.5
-# Semantic blend: cosine + LEXICAL_BOOST * (BM25 / best BM25 of the query).
-LEXICAL_BOOST = 0.3
-# The semantic confidence gate (seed 001). Below this best cosine the embeddings found
-# nothing; with the top two closer than the margin they cannot call it. Either way the
-# ranking falls back to lexical order. Measured on LoCoMo (benchmarks/locomo.py): the
-# gate almost never fires there and costs at most 0.2 points of Recall@5.
-MIN_SEMANTIC_SCORE = 0.3
-AMBIGUOUS_MARGIN = 0.002
+# Semantic score: cosine + LEXICAL_WEIGHT * coverage ** COVERAGE_POWER, + SELF_BONUS for a
+# fact about the user when the question is about the user, + RELATION_BONUS for a memory
+# naming the relation a question asks about ("my spouse": husband, wife, partner). Chosen
+# on LoCoMo and the tune half of the profiles (benchmarks/retrieval_eval.py); the
+# held-out half was not used.
+LEXICAL_WEIGHT = 0.6
+COVERAGE_POWER = 1.5
+COVERAGE_FLOOR_TERMS = 2.0
+SELF_BONUS = 0.05
+RELATION_BONUS = 0.1
+# Seed 001's deterministic fallback, for when there is no usable signal: with no shared
+# word and every cosine below this, the query is as far from every memory as unrelated
+# text is (all-MiniLM-L6-v2 scores unrelated sentences around 0-0.1).
+NO_SIGNAL_COSINE = 0.1
 # Types that matter most when nothing matches: boundaries and identity first.
 TYPE_PRIORITY = ("boundary", "identity", "preference", "relationship", "habit", "skill")
 _MEMORY_ID = re.compile(r"\bmem_\d{4,}\b")
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id", "ill"})
+# Words that make a first-person question about someone else ("my sister", "our son").
+_OTHER_PEOPLE = frozenset(
+    """
+    mother mum mom mommy mummy father dad daddy parent parents sister brother sibling siblings
+    son sons daughter daughters child children kid kids baby boy girl girls boys grandchild
+    grandchildren grandson granddaughter grandmother grandfather grandma grandpa granny nan
+    wife husband spouse partner girlfriend boyfriend fiance fiancee missus hubby ex
+    friend friends colleague colleagues coworker boss manager neighbour neighbor roommate
+    flatmate housemate uncle aunt cousin niece nephew family twins twin eldest youngest
+    coach supervisor advisor teacher doctor apprentice landlord team he she his her him they
+    """.split()
+)
 
 
 class Embeds(Protocol):
@@ -57,6 +79,8 @@ class Scored:
     lexical: float
     semantic: float | None
     matched: tuple[str, ...]
+    about_user: bool = False  # got the bonus for a fact about the user
+    about_relation: bool = False  # names the relation the question asks about
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,8 @@ class Retrieved:
     tokens: int
     semantic: float | None = None
     confidence: float = 0.0  # as of this turn, after decay
+    about_user: bool = False
+    about_relation: bool = False
 
     @property
     def why(self) -> str:
@@ -84,6 +110,10 @@ class Retrieved:
             parts.append(f"cosine {self.semantic:.2f}")
         if self.matched:
             parts.append("matched " + ", ".join(self.matched))
+        if self.about_user:
+            parts.append("about you")
+        if self.about_relation:
+            parts.append("names the relation asked about")
         return "; ".join(parts) or "no shared words; included while the budget allows"
 
 
@@ -126,6 +156,19 @@ class LexicalIndex:
         self.avg_len = (sum(len(d) for d in docs) / self.n) if self.n else 0.0
 
     def score(self, weights: dict[str, float]) -> tuple[list[float], list[tuple[str, ...]]]:
+        scores, matched, _ = self.score_with_coverage(weights)
+        return scores, matched
+
+    def score_with_coverage(
+        self, weights: dict[str, float]
+    ) -> tuple[list[float], list[tuple[str, ...]], list[float]]:
+        """BM25 scores, matched terms, and each doc's coverage of the query: the share of
+        the query's idf mass (weight x idf, summed over its terms) that the doc matches.
+
+        A term no doc contains has the highest idf, so a query whose rare words are
+        missing from the store gets a low coverage everywhere; so does a match on words
+        many docs share.
+        """
         wanted = weights.keys()
         hits: list[tuple[int, Counter[str]]] = []
         df: Counter[str] = Counter()
@@ -137,19 +180,27 @@ class LexicalIndex:
                 df.update(tf.keys())
         scores = [0.0] * self.n
         matched: list[tuple[str, ...]] = [()] * self.n
+        coverage = [0.0] * self.n
         avg = self.avg_len or 1.0
-        idf = {t: math.log(1 + (self.n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        idf = {t: math.log(1 + (self.n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+        # At least COVERAGE_FLOOR_TERMS terms' worth of the highest idf (a term no doc
+        # has): a one-word query matched on a common word covers little of it.
+        top_idf = math.log(1 + (self.n + 0.5) / 0.5)
+        mass = max(sum(weights[t] * idf[t] for t in wanted), COVERAGE_FLOOR_TERMS * top_idf)
         for i, tf in hits:
             length = len(self.docs[i])
             total = 0.0
+            share = 0.0
             for term, freq in tf.items():
                 norm = (
                     freq * (BM25_K1 + 1) / (freq + BM25_K1 * (1 - BM25_B + BM25_B * length / avg))
                 )
                 total += weights[term] * idf[term] * norm
+                share += weights[term] * idf[term]
             scores[i] = total
             matched[i] = tuple(sorted(tf))
-        return scores, matched
+            coverage[i] = share / mass
+        return scores, matched, coverage
 
 
 def query_weights(query: str, history: Sequence[str] = ()) -> dict[str, float]:
@@ -222,23 +273,34 @@ class MemoryIndex:
         """Memories best first (the first `limit`, or all), and the rule that ordered them."""
         if not self.memories:
             return Ranking("empty", [])
-        lexical, matched = self.lexical.score(query_weights(query, history))
+        lexical, matched, coverage = self.lexical.score_with_coverage(query_weights(query, history))
         semantic = self._cosines(query, history)
         named = set(_MEMORY_ID.findall(query))
         mode = self._selection_mode(named, lexical, semantic)
         cosines = semantic.tolist() if semantic is not None else [0.0] * len(self.memories)
-        best_lexical = max(lexical) or 1.0
-        scores = []
-        for i, memory in enumerate(self.memories):
-            blended = max(cosines[i], 0.0) + LEXICAL_BOOST * lexical[i] / best_lexical
-            if mode == "semantic":
-                relevance = blended
-            elif mode == "exact_id":
-                relevance = float(memory.id in named) + lexical[i] / best_lexical
-            else:  # lexical order; the blend only breaks ties
-                relevance = lexical[i] + 1e-3 * blended
-            confidence = self.confidences[i]
-            scores.append(relevance * (0.5 + 0.5 * confidence) + 0.01 * confidence)
+        best_lexical = max(lexical) or 1.0  # exact_id: names first, then by words
+        about_user = semantic is not None and asks_about_user(query)
+        users = [m.subject == "user" for m in self.memories] if about_user else None
+        kin = relation_terms(query) if semantic is not None else frozenset()
+        related = [bool(kin.intersection(doc)) for doc in self.lexical.docs] if kin else None
+        if mode == "semantic" and semantic is not None:
+            import numpy as np
+
+            confidence = np.asarray(self.confidences, dtype=np.float32)
+            mine = np.asarray(users) if users else np.zeros(len(self.memories), dtype=bool)
+            relevance = semantic_relevance(semantic, np.asarray(coverage), mine)
+            if related:
+                relevance = relevance + RELATION_BONUS * np.asarray(related)
+            scores = (relevance * (0.5 + 0.5 * confidence) + 0.01 * confidence).tolist()
+        else:
+            scores = []
+            for i, memory in enumerate(self.memories):
+                if mode == "exact_id":
+                    words = float(memory.id in named) + lexical[i] / best_lexical
+                else:
+                    words = lexical[i]
+                conf = self.confidences[i]
+                scores.append(words * (0.5 + 0.5 * conf) + 0.01 * conf)
         order = _best_first(
             self.memories,
             scores,
@@ -253,6 +315,8 @@ class MemoryIndex:
                 round(lexical[i], 4),
                 None if semantic is None else round(cosines[i], 4),
                 matched[i],
+                mode == "semantic" and users is not None and users[i],
+                mode == "semantic" and related is not None and related[i],
             )
             for i in order
         ]
@@ -261,6 +325,8 @@ class MemoryIndex:
     def _cosines(self, query: str, history: Sequence[str]) -> np.ndarray | None:
         if self.embedder is None or self.vectors is None or not len(self.vectors):
             return None
+        if not tokens(query) and not any(tokens(h) for h in history):
+            return None  # nothing to embed: no signal at all
         text = query if not history else f"{query} ({' '.join(history[-1:])})"
         return self.vectors @ self.embedder.embed([text])[0]
 
@@ -269,17 +335,65 @@ class MemoryIndex:
     ) -> str:
         """exact_id, then semantic, then lexical, then type priority: the first that decides.
 
-        With embeddings, lexical and priority are fallbacks and are named so.
+        With embeddings, the fallback is for when there is no signal at all: an empty
+        query, or no shared word and a best cosine at the level of unrelated text.
         """
         if named and any(m.id in named for m in self.memories):
             return "exact_id"
-        if semantic is not None:
-            top = sorted(semantic.tolist())[-2:]
-            margin = top[-1] - top[0] if len(top) == 2 else 1.0
-            if top[-1] >= MIN_SEMANTIC_SCORE and margin >= AMBIGUOUS_MARGIN:
-                return "semantic"
-        prefix = "" if semantic is None else "fallback_"
+        if semantic is not None and (max(lexical) > 0 or float(semantic.max()) >= NO_SIGNAL_COSINE):
+            return "semantic"
+        prefix = "" if self.embedder is None else "fallback_"
         return prefix + ("lexical" if max(lexical) > 0 else "priority")
+
+
+def semantic_relevance(
+    cosine: np.ndarray, coverage: np.ndarray, about_user: np.ndarray
+) -> np.ndarray:
+    """The semantic score: the cosine, plus lexical evidence by its strength, plus a small
+    bonus for a fact about the user when the question is about the user.
+
+    `coverage` is the share of the query's idf mass the memory matches (see
+    `LexicalIndex.score_with_coverage`). Raised to COVERAGE_POWER, a match on one common
+    word adds almost nothing, so it cannot overturn a clearly better cosine, while a
+    match on most of the query's rare words (names, numbers) adds up to LEXICAL_WEIGHT.
+    """
+    import numpy as np
+
+    boost = LEXICAL_WEIGHT * coverage**COVERAGE_POWER
+    return np.maximum(cosine, 0.0) + boost + SELF_BONUS * about_user
+
+
+# Words for the same relation: a question about "my spouse" prefers memories about the
+# user's husband, wife or partner over facts about anyone else.
+_RELATIONS = (
+    "spouse husband wife partner missus hubby",
+    "sibling siblings sister sisters brother brothers",
+    "mother mum mom mummy mommy",
+    "father dad daddy",
+    "child children kid kids son sons daughter daughters boy girl girls baby",
+    "grandchild grandchildren grandson granddaughter",
+    "grandparent grandmother grandfather grandma grandpa granny nan",
+    "girlfriend boyfriend partner fiance fiancee",
+    "parent parents mother mum mom father dad",
+)
+_RELATION_TERMS = [frozenset(terms(group)) for group in _RELATIONS]
+
+
+def relation_terms(query: str) -> frozenset[str]:
+    """Stemmed words of every relation the query names ("my spouse" -> husband, wife...)."""
+    named = set(terms(query))
+    found: set[str] = set()
+    for group in _RELATION_TERMS:
+        if named & group:
+            found |= group
+    return frozenset(found)
+
+
+def asks_about_user(query: str) -> bool:
+    """A question in the first person that names no other person ("what do I do for work?",
+    not "what does my sister do?")."""
+    words = set(tokens(query))
+    return bool(words & _FIRST_PERSON) and not words & _OTHER_PEOPLE
 
 
 def _best_first(
@@ -343,7 +457,9 @@ def retrieve_relevant(
     pool = [memories[i] for i in keep]
     if not pool:
         return Retrieval("empty")
-    pool_vectors = vectors[keep] if vectors is not None else None
+    pool_vectors = vectors
+    if vectors is not None and len(keep) < len(memories):
+        pool_vectors = vectors[keep]
     index = retriever.index(pool, pool_vectors, confidences)
     ranking = index.rank(query, history, limit=max_items)
     current = dict(zip((m.id for m in pool), confidences, strict=True))
@@ -356,5 +472,17 @@ def retrieve_relevant(
         if spent + cost > token_budget:
             break
         spent += cost
-        used.append(Retrieved(s.memory, alias, s.score, s.matched, cost, s.semantic, confidence))
+        used.append(
+            Retrieved(
+                s.memory,
+                alias,
+                s.score,
+                s.matched,
+                cost,
+                s.semantic,
+                confidence,
+                s.about_user,
+                s.about_relation,
+            )
+        )
     return Retrieval(ranking.selection_mode, used)

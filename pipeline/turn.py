@@ -31,6 +31,7 @@ from .reflect import Completer, propose_memories
 from .report import TurnReport
 from .retrieval import Embeds, Retrieved, Retriever, retrieve_relevant
 from .session import Fold, Recorded, leaving_turns, new_session, new_turn_id, record_turn
+from .warm import WarmMemory
 
 RETRIEVAL_HISTORY_TURNS = 2
 
@@ -49,8 +50,13 @@ def run_turn(
     model: Completer | None = None,
     clock: Callable[[], datetime] = utcnow,
     report: TurnReport | None = None,
+    warm: WarmMemory | None = None,
 ) -> TurnReport:
-    """Run one turn; the answer goes to `on_answer` as soon as it exists, before reflection."""
+    """Run one turn; the answer goes to `on_answer` as soon as it exists, before reflection.
+
+    `warm` (chat, or any process that runs many turns) keeps the embedder and the vector
+    cache between turns instead of building them again.
+    """
     require_api_key(settings)  # fail fast, before any work
     if model is None:
         with ChatModel(settings) as owned:
@@ -63,6 +69,7 @@ def run_turn(
                 model=owned,
                 clock=clock,
                 report=report,
+                warm=warm,
             )
     report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
     paths, started = settings.paths, clock()
@@ -77,7 +84,7 @@ def run_turn(
     )
     requests = read_requests(user_input, state, report)  # "remember that…", "forget…"
     with report.stage("retrieve"):
-        retriever = build_retriever(settings)
+        retriever = warm.retriever if warm else build_retriever(settings)
         used = report.used = retrieve_for_turn(
             state,
             session,
@@ -88,6 +95,7 @@ def run_turn(
             report=report,
             now=started,
             exclude=requests.forget_ids,
+            warm=warm,
         )
     with report.stage("answer"):
         answer = report.response = respond(
@@ -230,6 +238,7 @@ def retrieve_for_turn(
     report: TurnReport,
     now: datetime,
     exclude: AbstractSet[str] = frozenset(),
+    warm: WarmMemory | None = None,
 ) -> list[Retrieved]:
     """Memories for this input, with the last user turns as context for follow-ups.
 
@@ -238,7 +247,10 @@ def retrieve_for_turn(
     """
     memories = [m for m in state.ltm.memories if m.id not in exclude]
     vectors = None
-    if retriever.embedder is not None:
+    if warm is not None and retriever.embedder is not None:
+        vectors, cached, embedded = warm.vectors_for(memories)
+        report.retrieval_notes.append(f"vectors: {cached} cached, {embedded} embedded now")
+    elif retriever.embedder is not None:
         from .embeddings import cached_vectors
 
         vectors, cached, embedded = cached_vectors(
@@ -291,12 +303,9 @@ def embed_written(
     texts += [w["after"]["content"] for w in report.writes if w["event"] == "revised"]
     if not texts:
         return
-    from .embeddings import vectors_for
+    from .embeddings import embed_new
 
-    model_id = embedder.model_id
-    cache = store.read_vectors(paths, model_id)
-    _, added, _ = vectors_for(texts, embedder, cache)
-    store.write_vectors(paths, {**cache, **added}, model_id, lock_timeout=settings.lock_timeout)
+    embed_new(paths, texts, embedder, lock_timeout=settings.lock_timeout)
 
 
 def respond(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from pipeline.retrieval import Retriever, bm25_scores, retrieve_relevant
@@ -134,3 +135,73 @@ def test_priority_fallback_is_deterministic_and_puts_boundaries_first() -> None:
     first = [s.memory.id for s in Retriever().index(store).rank("xyzzy").scored]
     again = [s.memory.id for s in Retriever().index(list(reversed(store))).rank("xyzzy").scored]
     assert first == again == ["mem_0002", "mem_0003", "mem_0004", "mem_0001"]
+
+
+class FixedEmbedder:
+    """Vectors chosen by hand: every text embeds to the same unit vector unless listed."""
+
+    model_id = "fixed"
+
+    def __init__(self, vectors: dict[str, list[float]]) -> None:
+        self.vectors = vectors
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.array([self.vectors.get(t, [1.0, 0.0]) for t in texts], dtype=np.float32)
+
+
+def test_a_question_about_me_prefers_the_users_own_fact() -> None:
+    """Equal cosines: "what do I do?" puts the user's fact first and says so; "what does
+    my sister do?" gives no such preference, so the id order decides."""
+    store = [
+        memory("mem_0001", "User's sister works as a nurse", type="relationship"),
+        memory("mem_0002", "User is an engineer", type="identity"),
+    ]
+    store[0].subject = "other"
+    index = Retriever(FixedEmbedder({})).index(store)
+    mine = index.rank("what do I do all day?")
+    assert mine.selection_mode == "semantic"
+    assert [s.memory.id for s in mine.scored] == ["mem_0002", "mem_0001"]
+    assert mine.scored[0].about_user
+    hers = index.rank("what does my sister do all day?")
+    assert not any(s.about_user for s in hers.scored)
+    assert hers.scored[0].memory.id == "mem_0001"
+
+
+def test_semantic_mode_whatever_the_cosine_and_fallback_only_without_signal() -> None:
+    """A low best cosine still ranks by meaning; only an empty query, or no shared word
+    with every cosine below the noise floor, falls back to the fixed order."""
+    store = [
+        memory("mem_0001", "Never discuss politics", type="boundary"),
+        memory("mem_0002", "User likes short answers"),
+    ]
+    weak = FixedEmbedder(
+        {
+            "Never discuss politics": [0.0, 1.0],
+            "User likes short answers": [0.2, 0.98],
+            "format?": [1.0, 0.0],
+            "xyzzy": [-1.0, 0.0],
+        }
+    )
+    index = Retriever(weak).index(store)
+    low = index.rank("format?")
+    assert low.selection_mode == "semantic"
+    assert low.scored[0].memory.id == "mem_0002"
+    assert index.rank("xyzzy").selection_mode == "fallback_priority"
+    assert index.rank("").selection_mode == "fallback_priority"
+    assert index.rank("politics").selection_mode == "semantic"
+
+
+def test_a_question_naming_a_relation_prefers_memories_about_that_relation() -> None:
+    """Equal cosines: "my spouse" puts the husband's memory before a colleague's, and the
+    trace says why; a question naming no relation leaves the id order."""
+    store = [
+        memory("mem_0001", "User's colleague Ana is a pilot", type="relationship"),
+        memory("mem_0002", "User's husband Marco is a firefighter", type="relationship"),
+    ]
+    index = Retriever(FixedEmbedder({})).index(store)
+    spouse = index.rank("what does my spouse do all day?")
+    assert [s.memory.id for s in spouse.scored] == ["mem_0002", "mem_0001"]
+    assert spouse.scored[0].about_relation
+    assert not spouse.scored[1].about_relation
+    plain = index.rank("who flies planes all day?")
+    assert [s.memory.id for s in plain.scored] == ["mem_0001", "mem_0002"]

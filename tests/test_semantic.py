@@ -75,7 +75,8 @@ def test_paraphrases_are_found_without_shared_words(
 
 
 def test_unrelated_query_falls_back_deterministically(embedder: Embedder) -> None:
-    """Low best cosine: the embeddings cannot decide, so the priority fallback orders."""
+    """No shared word and every cosine at the level of unrelated text: the priority
+    fallback orders, the same whatever the store's order."""
     ranking = Retriever(embedder).index(STORE).rank("quantum chromodynamics lecture notes")
     assert ranking.selection_mode == "fallback_priority"
     again = (
@@ -86,11 +87,86 @@ def test_unrelated_query_falls_back_deterministically(embedder: Embedder) -> Non
     assert [s.memory.id for s in ranking.scored] == [s.memory.id for s in again.scored]
 
 
-def test_low_semantic_with_shared_words_falls_back_to_lexical(embedder: Embedder) -> None:
-    """A weak semantic match but a shared rare word: lexical order decides."""
-    ranking = Retriever(embedder).index(STORE).rank("orchestra")
-    assert ranking.selection_mode in ("semantic", "fallback_lexical")
+def test_empty_query_falls_back_without_embedding(embedder: Embedder) -> None:
+    """A query with no words at all has no signal: fallback order, boundaries first."""
+    store = [*STORE, memory("mem_0005", "Never discuss politics", type="boundary")]
+    ranking = Retriever(embedder).index(store).rank(" ?! ")
+    assert ranking.selection_mode == "fallback_priority"
+    assert ranking.scored[0].memory.id == "mem_0005"
+
+
+def test_low_cosine_still_ranks_by_meaning_not_by_type(embedder: Embedder) -> None:
+    """A weak but real semantic match is used: a boundary does not jump ahead of the
+    memory the question is about just because the best cosine is low."""
+    store = [
+        memory("mem_0001", "User does not want to talk about politics", type="boundary"),
+        memory("mem_0002", "User prefers answers as short bullet points"),
+        memory("mem_0003", "User keeps two beehives at the bottom of the garden"),
+    ]
+    ranking = Retriever(embedder).index(store).rank("How should you format your responses to me?")
+    assert ranking.selection_mode == "semantic"
     assert ranking.scored[0].memory.id == "mem_0002"
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "trap"),
+    [
+        (
+            "What charity work do I do?",
+            "User volunteers at a food bank on Thursdays",
+            "User works as a freelance translator",
+        ),
+        (
+            "When is my sibling's wedding?",
+            "User's brother Tomasz is getting married in June 2025",
+            "User is a wedding photographer",
+        ),
+        (
+            "What did my dad do for work?",
+            "User's father Ken was a coal miner",
+            "User works as a structural engineer",
+        ),
+    ],
+)
+def test_one_shared_word_does_not_overturn_a_better_cosine(
+    embedder: Embedder, query: str, answer: str, trap: str
+) -> None:
+    """The trap shares one word with the question; the answer shares none but means it
+    (the blend of cosine + 0.3 x BM25 / best BM25 ranked the trap first in all three)."""
+    store = [memory("mem_0001", trap), memory("mem_0002", answer)]
+    ranking = Retriever(embedder).index(store).rank(query)
+    assert ranking.selection_mode == "semantic"
+    assert ranking.scored[1].matched  # the trap did match a word
+    assert ranking.scored[0].memory.content == answer
+
+
+def test_rare_shared_words_still_add_to_the_score(embedder: Embedder) -> None:
+    """A name the query shares is lexical evidence on top of the cosine: Ana's memory wins
+    over a sister with another name."""
+    store = [
+        memory("mem_0001", "User's sister Ana lives in Lisbon"),
+        memory("mem_0002", "User's sister Beatriz lives in Porto"),
+    ]
+    ranking = Retriever(embedder).index(store).rank("Where does Ana live?")
+    assert ranking.scored[0].memory.id == "mem_0001"
+    assert ranking.scored[0].score - ranking.scored[1].score > 0.3
+
+
+def test_questions_about_me_prefer_facts_about_the_user(embedder: Embedder) -> None:
+    """ "What do I do for work?" ranks the user's job over a relative's; a question about
+    the sister does not get that preference, and the trace says which did."""
+    store = [
+        memory("mem_0001", "User's sister Clara works as a nurse in Glasgow", type="relationship"),
+        memory("mem_0002", "User is a structural engineer", type="identity"),
+    ]
+    store[0].subject = "other"
+    index = Retriever(embedder).index(store)
+    mine = index.rank("What do I do for work?").scored
+    assert mine[0].memory.id == "mem_0002"
+    assert mine[0].about_user
+    hers = index.rank("What does my sister do for work?").scored
+    assert hers[0].memory.id == "mem_0001"
+    assert not any(s.about_user for s in hers)
 
 
 def test_cache_is_reused_and_invalidated_when_content_changes(embedder: Embedder) -> None:
@@ -151,3 +227,53 @@ def test_cli_trace_and_json_report_selection_mode(llm: ScriptedLLM, state_dir: P
     payload = json.loads(result.stdout)
     assert payload["selection_mode"] == "semantic"
     assert payload["memories_used"][0]["cosine"] > 0.3
+
+
+def test_every_command_that_writes_embeds_and_search_saves(state_dir: Path, tmp_path: Path) -> None:
+    """add, import, restore and approve leave their vectors cached; a search after the
+    cache was lost rebuilds it once and saves it, so the next search embeds nothing."""
+    empty = tmp_path / "commands.env"
+    empty.write_text("")
+    env = {
+        "MEMTEST_STATE_DIR": str(state_dir),
+        "MEMTEST_ENV_FILE": str(empty),
+        "MEMTEST_RETRIEVER": "semantic",
+    }
+    paths = store.StatePaths(state_dir)
+
+    def cached() -> set[str]:
+        return set(store.read_vectors(paths, Embedder.model_id))
+
+    assert (
+        run_cli("memory", "add", "User plays the cello", "--type", "skill", env=env).returncode == 0
+    )
+    assert content_key("User plays the cello") in cached()
+    lines = [
+        {"type": "identity", "content": "User's sister Ana lives in Lisbon"},
+        {"type": "habit", "content": "User swims every Friday morning"},
+    ]
+    dump = tmp_path / "in.jsonl"
+    dump.write_text("\n".join(json.dumps(line) for line in lines))
+    assert run_cli("memory", "import", str(dump), env=env).returncode == 0
+    assert {content_key(line["content"]) for line in lines} <= cached()
+
+    assert run_cli("memory", "forget", "mem_0002", env=env).returncode == 0
+    paths.vectors.unlink()
+    assert run_cli("memory", "restore", "mem_0002", env=env).returncode == 0
+    assert cached() == {content_key("User's sister Ana lives in Lisbon")}
+
+    draft = memory("mem_0009", "User is learning Welsh").model_copy(update={"status": "draft"})
+
+    def add_draft(disk: store.Snapshot) -> store.Change[None]:
+        disk.ltm.memories.append(draft)
+        return store.Change(result=None, ltm=disk.ltm)
+
+    store.transact(paths, add_draft, now=draft.created_at, lock_timeout=5)
+    assert run_cli("memory", "approve", "mem_0009", env=env).returncode == 0
+    assert content_key("User is learning Welsh") in cached()
+
+    paths.vectors.unlink()
+    found = run_cli("memory", "search", "which musical instrument do I practise?", env=env)
+    assert found.returncode == 0
+    assert found.stdout.splitlines()[0].startswith("mem_0001")
+    assert len(cached()) == 4
