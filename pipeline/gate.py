@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .credentials import find_secret, redact
 from .directives import find_injection, is_assistant_rule
-from .judge import Judge
 from .models import (
     DECAY_POLICIES,
     CandidateIn,
@@ -29,6 +29,9 @@ from .models import (
     Verdict,
 )
 from .text import NEGATIONS, dedupe_key, fold, terms
+
+if TYPE_CHECKING:
+    from .judge import Judge
 
 __all__ = ["find_secret", "gate", "is_duplicate", "redact", "screen_content"]
 

@@ -17,21 +17,18 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from .retrieval import Embeds
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 LABELS = ("durable", "ephemeral", "speculative", "small_talk", "injection")
 DATA_FILE = "judge.npz"
-
-
-class Embeds(Protocol):
-    model_id: str
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -41,14 +38,13 @@ class JudgeVerdict:
     label: str
     probability: float
     nearest: str
-    nearest_label: str
     similarity: float
 
     @property
     def detail(self) -> str:
         return (
             f"judged {self.label} (p={self.probability:.2f}); nearest example "
-            f"{self.nearest!r} ({self.nearest_label}, cos {self.similarity:.2f})"
+            f"{self.nearest!r} ({self.label}, cos {self.similarity:.2f})"
         )
 
 
@@ -118,15 +114,16 @@ class Judge:
             label=label,
             probability=float(probabilities[LABELS.index(label)]),
             nearest=self.example_texts[index[near]],
-            nearest_label=label,
             similarity=float(sims[near]),
         )
         self._verdicts[text] = verdict
         return verdict
 
 
+@cache
 def load_data() -> dict[str, Any]:
-    """The shipped classifier: weights, bias, threshold and labelled example vectors."""
+    """The shipped classifier: weights, bias, threshold and labelled example vectors. Read
+    once per process: chat and library callers build a judge every turn."""
     import io
 
     import numpy as np
