@@ -10,7 +10,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import store
 from .config import Settings, load_settings, require_api_key
 from .credentials import redact
 from .errors import MemtestError, as_error
@@ -103,7 +102,7 @@ def _loop(settings: Settings, model: object, *, trace: bool) -> int:
 def _command(line: str, settings: Settings, trace: bool) -> tuple[bool, bool]:
     """Run a slash command; returns (trace on?, leave?)."""
     name, _, rest = line.partition(" ")
-    paths = settings.paths
+    state = settings.store
     try:
         if name == "/quit":
             return trace, True
@@ -116,12 +115,12 @@ def _command(line: str, settings: Settings, trace: bool) -> tuple[bool, bool]:
             _, text = list_memories(settings, argparse.Namespace(all=False, type=None))
             print(text)
         elif name == "/session-clear":
-            print(_cleared_session(store.clear_session(paths, lock_timeout=settings.lock_timeout)))
+            print(_cleared_session(state.clear_session(lock_timeout=settings.lock_timeout)))
         elif name == "/memory-clear":
-            print(_cleared_memory(store.clear_memory(paths, lock_timeout=settings.lock_timeout)))
+            print(_cleared_memory(state.clear_memory(lock_timeout=settings.lock_timeout)))
         elif name == "/reset":
-            print(_cleared_session(store.clear_session(paths, lock_timeout=settings.lock_timeout)))
-            print(_cleared_memory(store.clear_memory(paths, lock_timeout=settings.lock_timeout)))
+            print(_cleared_session(state.clear_session(lock_timeout=settings.lock_timeout)))
+            print(_cleared_memory(state.clear_memory(lock_timeout=settings.lock_timeout)))
         elif name == "/help":
             print(HELP)
         else:

@@ -161,7 +161,7 @@ def _line(m: Memory, settings: Settings, now: datetime) -> str:
 
 def list_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
     now = utcnow()
-    ltm = store.load(settings.paths, now=now).ltm
+    ltm = settings.store.load(now=now).ltm
     shown = [
         m
         for m in ltm.memories
@@ -180,15 +180,14 @@ def search_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, 
     from .retrieval import Retriever, retrieve_relevant
 
     now = utcnow()
-    paths = settings.paths
-    memories = store.load(paths, now=now).ltm.memories
+    memories = settings.store.load(now=now).ltm.memories
     retriever = Retriever.create(semantic=settings.semantic_retrieval())
     vectors = None
     if retriever.embedder is not None:
         from .embeddings import cached_vectors
 
         vectors, _, _ = cached_vectors(
-            paths,
+            settings.store,
             [m.content for m in memories],
             retriever.embedder,
             save_lock_timeout=settings.lock_timeout,
@@ -218,10 +217,9 @@ def search_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, 
 
 def show_memory(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
     now = utcnow()
-    paths = settings.paths
-    ltm = store.load(paths, now=now).ltm
+    ltm = settings.store.load(now=now).ltm
     memory = _find(ltm, args.id, settings)
-    history = store.read_history(paths, ltm, memory.id)
+    history = settings.store.read_history(ltm, memory.id)
     payload = {
         **_memory_json(memory, settings, now),
         "history": [h.model_dump(mode="json") for h in history],
@@ -261,16 +259,12 @@ def _describe_change(h: HistoryEntry) -> str:
 
 
 def stats(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    paths = settings.paths
-    ltm = store.load(paths, now=utcnow()).ltm
-    counters = store.read_counters(paths)
+    state = settings.store
+    ltm = state.load(now=utcnow()).ltm
+    counters = state.read_counters()
     by_status = Counter(m.status for m in ltm.memories)
     by_type = Counter(m.type for m in ltm.memories if m.status == "active")
-    files = {
-        p.name: p.stat().st_size
-        for p in (paths.ltm, paths.history, paths.vectors, paths.counters, paths.session)
-        if p.exists()
-    }
+    files = state.usage()
     payload = {
         "user_id": settings.user_id,
         "memories": len(ltm.memories),
@@ -292,7 +286,7 @@ def stats(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def export_memories(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    ltm = store.load(settings.paths, now=utcnow()).ltm
+    ltm = settings.store.load(now=utcnow()).ltm
     rows = [m.model_dump(mode="json") for m in ltm.memories if args.all or m.status == "active"]
     if args.json:
         return {"memories": rows}, ""
@@ -337,8 +331,8 @@ def _change_memory(
         )
         return store.Change(result=(memory, event), ltm=disk.ltm, history=[entry])
 
-    result, warnings = store.transact(
-        settings.paths, merge, now=utcnow(), lock_timeout=settings.lock_timeout
+    result, warnings = settings.store.transact(
+        merge, now=utcnow(), lock_timeout=settings.lock_timeout
     )
     _warn(warnings)
     return result
@@ -453,8 +447,8 @@ def reinforce(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def purge(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    result, warnings = store.purge_memory(
-        settings.paths, args.id, now=utcnow(), lock_timeout=settings.lock_timeout
+    result, warnings = settings.store.purge_memory(
+        args.id, now=utcnow(), lock_timeout=settings.lock_timeout
     )
     _warn(warnings)
     if result is None:
@@ -643,8 +637,8 @@ def _write_through_gate(
             result=rows, ltm=disk.ltm if applied.writes else None, history=applied.history
         )
 
-    rows, warnings = store.transact(
-        settings.paths, merge, now=utcnow(), lock_timeout=settings.lock_timeout
+    rows, warnings = settings.store.transact(
+        merge, now=utcnow(), lock_timeout=settings.lock_timeout
     )
     _warn(warnings)
     _embed_written(settings, created)
@@ -660,7 +654,7 @@ def _embed_written(settings: Settings, texts: list[str]) -> None:
         return
     from .embeddings import Embedder, embed_new
 
-    embed_new(settings.paths, texts, Embedder(), lock_timeout=settings.lock_timeout)
+    embed_new(settings.store, texts, Embedder(), lock_timeout=settings.lock_timeout)
 
 
 def _report_writes(rows: list[dict[str, Any]]) -> tuple[Any, str]:
@@ -679,7 +673,7 @@ def _report_writes(rows: list[dict[str, Any]]) -> tuple[Any, str]:
 
 
 def clear_memory(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    removed = store.clear_memory(settings.paths, lock_timeout=settings.lock_timeout)
+    removed = settings.store.clear_memory(lock_timeout=settings.lock_timeout)
     if not removed:
         return {"cleared": False}, f"Long-term memory of {settings.user_id} is already empty."
     return {
@@ -689,7 +683,7 @@ def clear_memory(settings: Settings, args: argparse.Namespace) -> tuple[Any, str
 
 
 def clear_session(settings: Settings, args: argparse.Namespace) -> tuple[Any, str]:
-    turns = store.clear_session(settings.paths, lock_timeout=settings.lock_timeout)
+    turns = settings.store.clear_session(lock_timeout=settings.lock_timeout)
     if not turns:
         return {"cleared": False}, "The session is already empty."
     return {"cleared": True, "turns": turns}, f"Cleared the session ({turns} turns)."

@@ -18,7 +18,7 @@ from .errors import ConfigError, UsageError
 from .models import Policy
 
 if TYPE_CHECKING:
-    from .store import StatePaths
+    from .store import StatePaths, Store
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_BASE_URL = "https://api.moonshot.ai/v1"
@@ -65,6 +65,13 @@ class Settings:
         return StatePaths(
             self.state_dir, self.user_id, self.session_id, int(self.max_state_mb * 1024 * 1024)
         )
+
+    @property
+    def store(self) -> Store:
+        """Where this user's memory and this session are kept."""
+        from .store import FileStore
+
+        return FileStore(self.paths)
 
     @property
     def max_input_bytes(self) -> int:

@@ -20,7 +20,7 @@ from .errors import ConfigError
 if TYPE_CHECKING:
     import numpy as np
 
-    from .store import StatePaths
+    from .store import Store
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).parent / "minilm" / "tokenizer.json"
@@ -152,39 +152,33 @@ def vectors_for(
 
 
 def cached_vectors(
-    paths: StatePaths, texts: list[str], embedder: Embedder, *, save_lock_timeout: float | None
+    state: Store, texts: list[str], embedder: Embedder, *, save_lock_timeout: float | None
 ) -> tuple[np.ndarray, int, int]:
-    """Rows for `texts` from the cache beside ltm.json, embedding what is missing.
+    """Rows for `texts` from the store's vector cache, embedding what is missing.
 
     With `save_lock_timeout`, a cache that changed (new vectors, stale ones dropped) is
     written back, so a missing or stale cache is rebuilt once, not on every query. Returns
     the matrix and how many rows were cached and embedded now.
     """
-    from . import store
-
-    cache = store.read_vectors(paths, embedder.model_id)
+    cache = state.read_vectors(embedder.model_id)
     matrix, current, embedded = vectors_for(texts, embedder, cache, progress_label="embedding")
     if save_lock_timeout is not None and (embedded or current.keys() != cache.keys()):
-        store.write_vectors(paths, current, embedder.model_id, lock_timeout=save_lock_timeout)
+        state.write_vectors(current, embedder.model_id, lock_timeout=save_lock_timeout)
     return matrix, len(current) - embedded, embedded
 
 
-def embed_new(
-    paths: StatePaths, texts: list[str], embedder: Embedder, *, lock_timeout: float
-) -> int:
-    """Embed those of `texts` the cache beside ltm.json lacks, in batches, and save them.
+def embed_new(state: Store, texts: list[str], embedder: Embedder, *, lock_timeout: float) -> int:
+    """Embed those of `texts` the store's vector cache lacks, in batches, and save them.
 
     Every writer calls this for what it wrote (a turn, add, import, restore, approve), so
     a search finds every vector cached. Returns how many texts were embedded.
     """
-    from . import store
-
-    cache = store.read_vectors(paths, embedder.model_id)
+    cache = state.read_vectors(embedder.model_id)
     missing = sorted({content_key(t): t for t in texts if content_key(t) not in cache}.items())
     if not missing:
         return 0
     show = terminal_progress("embedding") if len(missing) > BATCH else None
     rows = embedder.embed([t for _, t in missing], progress=show)
     cache.update({k: row for (k, _), row in zip(missing, rows, strict=True)})
-    store.write_vectors(paths, cache, embedder.model_id, lock_timeout=lock_timeout)
+    state.write_vectors(cache, embedder.model_id, lock_timeout=lock_timeout)
     return len(missing)

@@ -15,11 +15,11 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
@@ -1010,3 +1010,163 @@ def _counters_bytes(paths: StatePaths, increments: dict[str, int], *, now: datet
     for key, value in increments.items():
         totals[key] = totals.get(key, 0) + value
     return (json.dumps(dict(sorted(totals.items())), indent=1) + "\n").encode("utf-8")
+
+
+# --- The store interface ------------------------------------------------------------------
+
+
+@runtime_checkable
+class Store(Protocol):
+    """One user's long-term memory and one session, wherever they are kept.
+
+    Everything above this seam (the gate, apply, retrieval, prompts, commands) reads a
+    `Snapshot` and writes through `transact(merge)`: the store re-reads under its own lock,
+    calls the pure merge, and commits every part of the change at once, or none of it.
+    The JSON-file store (`FileStore`) is the embedded default.
+    """
+
+    def describe(self) -> str:
+        """Where this store keeps its data, for messages and `memory stats`."""
+        ...
+
+    def ensure_usable(self) -> None:
+        """Fail now (before any model call) if this store cannot hold state."""
+        ...
+
+    def load(self, *, now: datetime, quarantine_ltm: bool = True) -> Snapshot:
+        """The memories and the session as committed, without taking the lock."""
+        ...
+
+    def transact(
+        self,
+        merge: Callable[[Snapshot], Change[T]],
+        *,
+        now: datetime,
+        lock_timeout: float,
+        write_ltm: bool = True,
+        known: Snapshot | None = None,
+    ) -> tuple[T, list[str]]:
+        """Lock, re-read, merge, commit all at once; merge's result and any warnings."""
+        ...
+
+    def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
+        """The committed history (of one memory, if given), oldest first."""
+        ...
+
+    def read_counters(self) -> dict[str, int]:
+        """The gate counters."""
+        ...
+
+    def purge_memory(
+        self, memory_id: str, *, now: datetime, lock_timeout: float
+    ) -> tuple[Memory | None, list[str]]:
+        """Remove a memory and its text everywhere; None if there is no such memory."""
+        ...
+
+    def clear_memory(self, *, lock_timeout: float) -> int:
+        """Delete this user's long-term memory; how many memories there were."""
+        ...
+
+    def clear_session(self, *, lock_timeout: float) -> int:
+        """Delete the current session; how many turns it had."""
+        ...
+
+    def read_vectors(self, model_id: str) -> dict[str, np.ndarray]:
+        """The vector cache by content key (derived data: empty when unusable)."""
+        ...
+
+    def write_vectors(
+        self, vectors: dict[str, np.ndarray], model_id: str, *, lock_timeout: float
+    ) -> None:
+        """Replace the vector cache; a failure only skips it."""
+        ...
+
+    def version(self) -> Hashable:
+        """A value that changes whenever the committed memories change."""
+        ...
+
+    def vectors_version(self) -> Hashable:
+        """A value that changes whenever the vector cache changes."""
+        ...
+
+    def usage(self) -> dict[str, int]:
+        """Bytes held, by part, for `memory stats`."""
+        ...
+
+
+@dataclass(frozen=True)
+class FileStore:
+    """The embedded default: JSON files in a state folder, guarded by one file lock."""
+
+    paths: StatePaths
+
+    def describe(self) -> str:
+        return str(self.paths.home)
+
+    def ensure_usable(self) -> None:
+        ensure_usable(self.paths)
+
+    def load(self, *, now: datetime, quarantine_ltm: bool = True) -> Snapshot:
+        return load(self.paths, now=now, quarantine_ltm=quarantine_ltm)
+
+    def transact(
+        self,
+        merge: Callable[[Snapshot], Change[T]],
+        *,
+        now: datetime,
+        lock_timeout: float,
+        write_ltm: bool = True,
+        known: Snapshot | None = None,
+    ) -> tuple[T, list[str]]:
+        return transact(
+            self.paths, merge, now=now, lock_timeout=lock_timeout, write_ltm=write_ltm, known=known
+        )
+
+    def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
+        return read_history(self.paths, ltm, memory_id)
+
+    def read_counters(self) -> dict[str, int]:
+        return read_counters(self.paths)
+
+    def purge_memory(
+        self, memory_id: str, *, now: datetime, lock_timeout: float
+    ) -> tuple[Memory | None, list[str]]:
+        return purge_memory(self.paths, memory_id, now=now, lock_timeout=lock_timeout)
+
+    def clear_memory(self, *, lock_timeout: float) -> int:
+        return clear_memory(self.paths, lock_timeout=lock_timeout)
+
+    def clear_session(self, *, lock_timeout: float) -> int:
+        return clear_session(self.paths, lock_timeout=lock_timeout)
+
+    def read_vectors(self, model_id: str) -> dict[str, np.ndarray]:
+        return read_vectors(self.paths, model_id)
+
+    def write_vectors(
+        self, vectors: dict[str, np.ndarray], model_id: str, *, lock_timeout: float
+    ) -> None:
+        write_vectors(self.paths, vectors, model_id, lock_timeout=lock_timeout)
+
+    def version(self) -> Hashable:
+        return _file_key(self.paths.ltm)
+
+    def vectors_version(self) -> Hashable:
+        return _file_key(self.paths.vectors)
+
+    def usage(self) -> dict[str, int]:
+        p = self.paths
+        sizes = {}
+        for path in (p.ltm, p.history, p.vectors, p.counters, p.session):
+            with contextlib.suppress(OSError):
+                sizes[path.name] = path.stat().st_size
+        return sizes
+
+
+def _file_key(path: Path) -> tuple[int, int, int] | None:
+    """Size, modification time and inode: writers replace files atomically, so a new
+    file is a new inode even within one clock tick."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)

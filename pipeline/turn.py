@@ -72,12 +72,12 @@ def run_turn(
                 warm=warm,
             )
     report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
-    paths, started = settings.paths, clock()
+    state_store, started = settings.store, clock()
 
     with report.stage("load"):
-        store.ensure_usable(paths)  # a folder that cannot hold state fails before any call
-        state = store.load(
-            paths, now=started, quarantine_ltm=not dry_run and settings.write_mode != "shadow"
+        state_store.ensure_usable()  # a folder that cannot hold state fails before any call
+        state = state_store.load(
+            now=started, quarantine_ltm=not dry_run and settings.write_mode != "shadow"
         )
     session = open_session(
         state, report, start_new=start_new_session, now=started, name=settings.session_id
@@ -90,7 +90,7 @@ def run_turn(
             session,
             user_input,
             settings=settings,
-            paths=paths,
+            state_store=state_store,
             retriever=retriever,
             report=report,
             now=started,
@@ -140,8 +140,10 @@ def run_turn(
         judge=judge,
     )
     with report.stage("commit"):
-        commit_turn(paths, settings, pending, report, dry_run=dry_run, now=clock(), known=state)
-        embed_written(paths, settings, judge or retriever.embedder, report)
+        commit_turn(
+            state_store, settings, pending, report, dry_run=dry_run, now=clock(), known=state
+        )
+        embed_written(state_store, settings, judge or retriever.embedder, report)
     return report
 
 
@@ -233,7 +235,7 @@ def retrieve_for_turn(
     user_input: str,
     *,
     settings: Settings,
-    paths: store.StatePaths,
+    state_store: store.Store,
     retriever: Retriever,
     report: TurnReport,
     now: datetime,
@@ -242,7 +244,7 @@ def retrieve_for_turn(
 ) -> list[Retrieved]:
     """Memories for this input, with the last user turns as context for follow-ups.
 
-    With embeddings, vectors come from the cache beside ltm.json; missing ones (a memory
+    With embeddings, vectors come from the store's cache; missing ones (a memory
     written by an older version, or a lost cache) are embedded now and saved.
     """
     memories = [m for m in state.ltm.memories if m.id not in exclude]
@@ -254,7 +256,7 @@ def retrieve_for_turn(
         from .embeddings import cached_vectors
 
         vectors, cached, embedded = cached_vectors(
-            paths,
+            state_store,
             [m.content for m in memories],
             retriever.embedder,
             save_lock_timeout=settings.lock_timeout,
@@ -293,7 +295,7 @@ def build_judge(retriever: Retriever, proposal: Proposal, user_input: str) -> Ju
 
 
 def embed_written(
-    paths: store.StatePaths, settings: Settings, embedder: Embeds | None, report: TurnReport
+    state_store: store.Store, settings: Settings, embedder: Embeds | None, report: TurnReport
 ) -> None:
     """Embed the memories this turn created or revised, so the next turn finds them cached
     (the judge has already embedded most of them)."""
@@ -305,7 +307,7 @@ def embed_written(
         return
     from .embeddings import embed_new
 
-    embed_new(paths, texts, embedder, lock_timeout=settings.lock_timeout)
+    embed_new(state_store, texts, embedder, lock_timeout=settings.lock_timeout)
 
 
 def respond(
@@ -466,7 +468,7 @@ def count_decisions(result: GateResult) -> dict[str, int]:
 
 
 def commit_turn(
-    paths: store.StatePaths,
+    state_store: store.Store,
     settings: Settings,
     pending: PendingTurn,
     report: TurnReport,
@@ -545,8 +547,7 @@ def commit_turn(
             overflow=recorded.archived,
         )
 
-    (applied, recorded), warnings = store.transact(
-        paths,
+    (applied, recorded), warnings = state_store.transact(
         merge,
         now=now,
         lock_timeout=settings.lock_timeout,

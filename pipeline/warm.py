@@ -2,19 +2,18 @@
 
 A command-line call builds the embedder (model hash, ONNX session, tokenizer), parses
 ltm.json and reads the vector cache, then exits. A process that answers many requests
-does each of these once: `WarmMemory` keeps the embedder, and parses ltm.json or reads the
-vector cache again only when that file changed (its size, modification time or inode;
-writers replace files atomically, so a new file is a new inode).
+does each of these once: `WarmMemory` keeps the embedder, and reads the memories or the
+vector cache again only when the store's version of them changed (for the file store: the
+file's size, modification time or inode; writers replace files atomically, so a new file is
+a new inode).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from . import store
 from .models import Memory
 from .retrieval import Retrieval, Retriever, retrieve_relevant
 
@@ -22,16 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .config import Settings
-
-_FileKey = tuple[int, int, int] | None
-
-
-def _file_key(path: os.PathLike[str] | str) -> _FileKey:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    from .store import Snapshot
 
 
 class WarmMemory:
@@ -39,21 +29,19 @@ class WarmMemory:
 
     def __init__(self, settings: Settings, retriever: Retriever | None = None) -> None:
         self.settings = settings
-        self.paths = settings.paths
+        self.store = settings.store
         self.retriever = retriever or Retriever.create(semantic=settings.semantic_retrieval())
-        self._ltm_key: _FileKey = None
-        self._snapshot: store.Snapshot | None = None
-        self._vector_key: _FileKey = None
+        self._ltm_key: Hashable = None
+        self._snapshot: Snapshot | None = None
+        self._vector_key: Hashable = None
         self._vectors: dict[str, np.ndarray] | None = None
-        self._matrix: tuple[tuple[_FileKey, _FileKey], np.ndarray] | None = None
+        self._matrix: tuple[tuple[Hashable, Hashable], np.ndarray] | None = None
 
-    def snapshot(self, now: datetime | None = None) -> store.Snapshot:
+    def snapshot(self, now: datetime | None = None) -> Snapshot:
         """The parsed state, read again only when ltm.json changed on disk."""
-        key = _file_key(self.paths.ltm)
+        key = self.store.version()
         if self._snapshot is None or key != self._ltm_key:
-            self._snapshot = store.load(
-                self.paths, now=now or datetime.now(UTC), quarantine_ltm=False
-            )
+            self._snapshot = self.store.load(now=now or datetime.now(UTC), quarantine_ltm=False)
             self._ltm_key = key
         return self._snapshot
 
@@ -68,9 +56,9 @@ class WarmMemory:
 
         from .embeddings import DIMENSIONS, content_key
 
-        key = _file_key(self.paths.vectors)
+        key = self.store.vectors_version()
         if self._vectors is None or key != self._vector_key:
-            self._vectors = store.read_vectors(self.paths, embedder.model_id)
+            self._vectors = self.store.read_vectors(embedder.model_id)
             self._vector_key = key
         cache = self._vectors
         keys = [content_key(m.content) for m in memories]
@@ -80,10 +68,10 @@ class WarmMemory:
         if missing:
             rows = embedder.embed([text for _, text in missing])
             cache.update({k: row for (k, _), row in zip(missing, rows, strict=True)})
-            store.write_vectors(
-                self.paths, cache, embedder.model_id, lock_timeout=self.settings.lock_timeout
+            self.store.write_vectors(
+                cache, embedder.model_id, lock_timeout=self.settings.lock_timeout
             )
-            self._vector_key = _file_key(self.paths.vectors)
+            self._vector_key = self.store.vectors_version()
         if not keys:
             return np.zeros((0, DIMENSIONS), np.float32), 0, 0
         return np.stack([cache[k] for k in keys]), len(keys) - len(missing), len(missing)
@@ -100,7 +88,7 @@ class WarmMemory:
         """The best `limit` active memories for `query`, as `memory search` finds them."""
         now = now or datetime.now(UTC)
         memories = self.snapshot(now).ltm.memories
-        state = (self._ltm_key, _file_key(self.paths.vectors))
+        state = (self._ltm_key, self.store.vectors_version())
         if self._matrix is not None and self._matrix[0] == state:
             vectors: np.ndarray | None = self._matrix[1]
         else:
