@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,8 +56,19 @@ class ChatModel:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def complete(self, messages: list[dict[str, str]], *, json_mode: bool = False) -> Completion:
-        """One chat completion; raise LLMError (or LLMConfigError) when it fails for good."""
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_mode: bool = False,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> Completion:
+        """One chat completion; raise LLMError (or LLMConfigError) when it fails for good.
+
+        With `on_delta` the reply is streamed and each piece of text is passed to it as it
+        arrives. Failures before the first piece are retried as usual; once text has been
+        shown a retry would show it twice, so a stream that breaks is a failed call.
+        """
         from tenacity import (
             Retrying,
             retry_if_exception,
@@ -80,10 +92,22 @@ class ChatModel:
             reraise=True,
         )
         started = time.monotonic()
+        if on_delta is not None:
+            kwargs["stream"] = True
+            kwargs["stream_options"] = {"include_usage": True}
+        shown: list[str] = []
         try:
             for attempt in retrying:
                 with attempt:
                     response = self._client.chat.completions.create(**kwargs)
+                    if on_delta is not None:
+                        return self._read_stream(response, on_delta, shown, retrying, started)
+        except _StreamBroken as exc:
+            raise LLMError(
+                f"The answer from {self.settings.endpoint_host} broke off after "
+                f"{len(''.join(shown))} characters ({exc}); nothing was saved.",
+                attempts=retrying.statistics.get("attempt_number", 1),
+            ) from exc
         except Exception as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
             raise self._explain(exc, attempts, time.monotonic() - started) from exc
@@ -99,6 +123,47 @@ class ChatModel:
                     usage[key] = value
         return Completion(
             text=text, attempts=attempts, seconds=time.monotonic() - started, usage=usage
+        )
+
+    def _read_stream(
+        self,
+        stream: Any,
+        on_delta: Callable[[str], None],
+        shown: list[str],
+        retrying: Any,
+        started: float,
+    ) -> Completion:
+        """Pass each piece of a streamed reply to `on_delta`; the whole reply at the end."""
+        usage: dict[str, int] = {}
+        finished = False
+        try:
+            for chunk in stream:
+                if getattr(chunk, "usage", None) is not None:
+                    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+                        value = getattr(chunk.usage, key, None)
+                        if isinstance(value, int):
+                            usage[key] = value
+                for choice in chunk.choices or []:
+                    piece = getattr(choice.delta, "content", None) or ""
+                    if piece:
+                        shown.append(piece)
+                        on_delta(piece)
+                    finished = finished or choice.finish_reason is not None
+        except Exception as exc:
+            if not shown:
+                raise  # nothing shown yet: retried like any failed call
+            raise _StreamBroken(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            stream.close()
+        if not finished:
+            if not shown:
+                raise _StreamBroken("the stream ended before any text")
+            raise _StreamBroken("the stream ended before the model finished")
+        return Completion(
+            text="".join(shown),
+            attempts=retrying.statistics.get("attempt_number", 1),
+            seconds=time.monotonic() - started,
+            usage=usage,
         )
 
     def _wait(self, state: RetryCallState) -> float:
@@ -179,6 +244,10 @@ class ChatModel:
         if isinstance(exc, openai.APIStatusError):
             return LLMError(f"{host} answered {status} {kind or ''}: {detail}", **info)
         return LLMError(f"The call to {host} failed: {type(exc).__name__}: {exc}", **info)
+
+
+class _StreamBroken(Exception):
+    """A streamed reply stopped after part of it was shown."""
 
 
 def is_transient(exc: BaseException) -> bool:
