@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from .models import Memory
+from .models import Memory, Scope
 from .text import estimate_tokens, terms, tokens
 
 if TYPE_CHECKING:
@@ -424,6 +424,34 @@ def _best_first(
     order.sort(key=confidences.__getitem__, reverse=True)
     order.sort(key=primary.__getitem__, reverse=True)
     return order[:limit] if limit is not None else order
+
+
+# --- Scope (seed 003's project, agent and personality) -------------------------------------
+
+
+def in_scope(memories: Sequence[Memory], scope: Scope) -> list[Memory]:
+    """The memories visible from `scope` (see `Scope.admits`), in their stored order."""
+    if not scope:
+        return list(memories)
+    return [m for m in memories if scope.admits(m)]
+
+
+def gate_view(memories: Sequence[Memory], scope: Scope) -> list[Memory]:
+    """The memories as the gate should see them from `scope`.
+
+    A memory out of scope is shown to the gate as forgotten: it then counts towards the
+    daily quota like any other, but is never matched as a duplicate nor reinforced, so the
+    same fact learned in two projects becomes one memory in each, not a reinforcement of
+    a memory the other project cannot see.
+    """
+    if not scope:
+        return list(memories)
+    return [
+        m
+        if scope.admits(m) or m.status == "forgotten"
+        else m.model_copy(update={"status": "forgotten"})
+        for m in memories
+    ]
 
 
 def retrieve_relevant(

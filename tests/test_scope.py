@@ -1,0 +1,204 @@
+"""Seed 003's metadata: stored and read back, and who sees a memory from which scope."""
+
+from __future__ import annotations
+
+import json
+
+from pipeline.apply import apply_decisions
+from pipeline.gate import gate
+from pipeline.models import CandidateIn, LtmFile, Memory, Policy, Scope
+from pipeline.retrieval import gate_view, in_scope, retrieve_relevant
+from tests.strategies import NOW, memory
+
+OLD_MEMORY = {
+    "id": "mem_0001",
+    "type": "identity",
+    "subject": "user",
+    "content": "User is allergic to peanuts",
+    "confidence": 0.9,
+    "reason": "",
+    "created_at": "2026-11-22T10:00:00Z",
+    "last_reinforced": "2026-11-22T10:00:00Z",
+    "hit_count": 1,
+    "source_turn_id": None,
+    "status": "active",
+    "source": "reflection",
+    "decay": "stable",
+    "colour": "blue",
+}
+
+
+def labelled(mid: str, content: str, **labels: object) -> Memory:
+    return memory(mid, content).model_copy(update=labels)
+
+
+def test_a_memory_without_metadata_is_written_back_as_it_was_read() -> None:
+    """Old files load unchanged: no metadata key appears, and unknown fields are kept."""
+    loaded = Memory.model_validate(OLD_MEMORY)
+    assert (loaded.agent, loaded.personality, loaded.project, loaded.is_global) == (
+        None,
+        None,
+        None,
+        False,
+    )
+    assert json.loads(loaded.model_dump_json()) == OLD_MEMORY
+
+
+def test_metadata_round_trips_with_global_as_its_seed_name() -> None:
+    """`global` is the key on disk and in JSON; `is_global` only in Python."""
+    row = {**OLD_MEMORY, "agent": "claude", "project": "memories", "global": True}
+    loaded = Memory.model_validate(row)
+    assert loaded.is_global
+    assert (loaded.agent, loaded.project) == ("claude", "memories")
+    dumped = json.loads(loaded.model_dump_json())
+    assert dumped == row
+    assert "is_global" not in dumped
+    again = LtmFile.model_validate_json(LtmFile(memories=[loaded]).model_dump_json())
+    assert again.memories[0] == loaded
+
+
+def test_an_empty_label_means_unset() -> None:
+    """Seed 003 writes "" for a label that is not set; it reads as None and is not written."""
+    loaded = Memory.model_validate({**OLD_MEMORY, "project": "", "global": False})
+    assert loaded.project is None
+    assert "project" not in json.loads(loaded.model_dump_json())
+    assert loaded.labels() == {
+        "agent": None,
+        "personality": None,
+        "project": None,
+        "global": False,
+    }
+
+
+STORE = [
+    labelled("mem_0001", "Project a uses tabs", project="a"),
+    labelled("mem_0002", "Project b uses spaces", project="b"),
+    labelled("mem_0003", "User writes British English", is_global=True, project="b"),
+    labelled("mem_0004", "User is called Sam"),
+    labelled("mem_0005", "Reviews by the architect are strict", personality="architect"),
+    labelled("mem_0006", "Codex runs the tests first", agent="codex", project="a"),
+]
+
+
+def visible(scope: Scope) -> list[str]:
+    return [m.id for m in in_scope(STORE, scope)]
+
+
+def test_a_project_sees_its_own_global_and_unscoped_memories() -> None:
+    """--project a: a's memories, global ones (whatever their project) and those with no
+    project; never b's."""
+    assert visible(Scope(project="a")) == [
+        "mem_0001",
+        "mem_0003",
+        "mem_0004",
+        "mem_0005",
+        "mem_0006",
+    ]
+    assert visible(Scope(project="b")) == ["mem_0002", "mem_0003", "mem_0004", "mem_0005"]
+
+
+def test_no_scope_sees_everything() -> None:
+    """A filter that is not given does not filter."""
+    assert visible(Scope()) == [m.id for m in STORE]
+
+
+def test_every_label_the_scope_sets_must_not_be_contradicted() -> None:
+    """Agent and personality narrow like project; a global memory passes them all."""
+    assert visible(Scope(project="a", agent="claude")) == [
+        "mem_0001",
+        "mem_0003",
+        "mem_0004",
+        "mem_0005",
+    ]
+    assert visible(Scope(personality="engineer")) == [
+        "mem_0001",
+        "mem_0002",
+        "mem_0003",
+        "mem_0004",
+        "mem_0006",
+    ]
+
+
+def test_retrieval_from_a_project_never_shows_another_projects_memory() -> None:
+    """The filter comes before ranking: a perfect match from project b is not recalled
+    from project a."""
+    found = retrieve_relevant(
+        in_scope(STORE, Scope(project="a")),
+        query="which project uses spaces?",
+        min_confidence=0.65,
+        token_budget=1500,
+        max_items=40,
+    )
+    assert "mem_0002" not in [r.memory.id for r in found.used]
+
+
+def cand(content: str) -> CandidateIn:
+    return CandidateIn(
+        type="preference", subject="user", content=content, confidence=0.9, reason="stated"
+    )
+
+
+def test_the_same_fact_in_another_project_is_a_new_memory_in_this_one() -> None:
+    """The duplicate rule looks only at memories the scope can see: b's copy is not
+    reinforced from project a (a could never recall it); a is given its own."""
+    stored = [labelled("mem_0001", "User prefers tabs for indentation", project="b")]
+    ltm = LtmFile(memories=list(stored), next_seq=2)
+    scope = Scope(project="a")
+    result = gate(
+        [cand("User prefers tabs for indentation")],
+        [],
+        gate_view(ltm.memories, scope),
+        aliases={},
+        policy=Policy(),
+        now=NOW,
+    )
+    assert result.candidates[0].verdict == "accepted"
+    applied = apply_decisions(
+        ltm,
+        [cand("User prefers tabs for indentation")],
+        [],
+        result,
+        turn_id="t-1",
+        now=NOW,
+        labels=scope.labels(),
+    )
+    new = ltm.memories[-1]
+    assert applied.result.candidates[0].memory_id == new.id == "mem_0002"
+    assert new.project == "a"
+    assert (ltm.memories[0].hit_count, ltm.memories[0].status) == (1, "active")
+
+
+def test_a_fact_already_global_or_unscoped_is_reinforced_not_copied() -> None:
+    """What the scope can already see is merged, as without scopes."""
+    for labels in ({"is_global": True, "project": "b"}, {}):
+        stored = [labelled("mem_0001", "User prefers tabs for indentation", **labels)]
+        result = gate(
+            [cand("User prefers tabs for indentation")],
+            [],
+            gate_view(stored, Scope(project="a")),
+            aliases={},
+            policy=Policy(),
+            now=NOW,
+        )
+        decision = result.candidates[0]
+        assert (decision.verdict, decision.memory_id) == ("merged", "mem_0001")
+
+
+def test_out_of_scope_memories_still_count_towards_the_daily_quota() -> None:
+    """Scopes do not multiply the quota: 30 a day in all projects together."""
+    others = [
+        labelled(f"mem_{i:04d}", f"Project b fact number {i}", project="b").model_copy(
+            update={"created_at": NOW, "last_reinforced": NOW}
+        )
+        for i in range(1, 31)
+    ]
+    result = gate(
+        [cand("User prefers tabs for indentation")],
+        [],
+        gate_view(others, Scope(project="a")),
+        aliases={},
+        policy=Policy(),
+        now=NOW,
+    )
+    assert result.candidates[0].reason == "quota_day"
+    assert all(m.status == "active" for m in others)  # the view is a copy
