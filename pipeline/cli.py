@@ -92,6 +92,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="a named session to use (default: MEMTEST_SESSION_ID, else the current one)",
     )
     parser.add_argument(
+        "--project",
+        metavar="NAME",
+        help="work in this project: recall its memories, global ones and those with no "
+        "project, and label what is learned with it (default: MEMTEST_PROJECT)",
+    )
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="work as this agent, like --project (default: MEMTEST_AGENT)",
+    )
+    parser.add_argument(
         "--env-file",
         metavar="PATH",
         help="read settings from this file instead of the project's .env",
@@ -116,7 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = None
     try:
         settings = load_settings(
-            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+            state_dir=args.state_dir,
+            env_file=args.env_file,
+            user=args.user,
+            session=args.session,
+            project=args.project,
+            agent=args.agent,
         )
         user_input = read_input(args.input, max_bytes=settings.max_input_bytes)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from .errors import ConfigError, UsageError
-from .models import Policy
+from .models import Policy, Scope
 
 if TYPE_CHECKING:
     from .store import StatePaths, Store
@@ -56,6 +56,13 @@ class Settings:
     max_state_mb: float = 256.0
     max_input_kb: float = 64.0
     policy: Policy = field(default_factory=Policy)
+    project: str | None = None
+    agent: str | None = None
+
+    @property
+    def scope(self) -> Scope:
+        """The project and agent turns recall from and label what they write with."""
+        return Scope(project=self.project, agent=self.agent)
 
     @property
     def paths(self) -> StatePaths:
@@ -104,6 +111,11 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_STATE_DIR": ("state folder", "state/ in the project folder"),
     "MEMTEST_USER_ID": ("whose long-term memory (--user)", "default-user"),
     "MEMTEST_SESSION_ID": ("which session (--session); unset: the current one", "—"),
+    "MEMTEST_PROJECT": (
+        "the project turns work in (--project): recall its, global and unscoped memories",
+        "—",
+    ),
+    "MEMTEST_AGENT": ("the agent turns work as (--agent), like the project", "—"),
     "MEMTEST_THINKING": ("auto, enabled or disabled", "auto"),
     "MEMTEST_RETRIEVER": ("auto, lexical or semantic", "auto"),
     "MEMTEST_WRITE_MODE": (
@@ -169,12 +181,28 @@ def validate_id(kind: str, value: str) -> str:
     return value
 
 
+# Labels (project, agent, personality) are names, not file names, but still one line.
+MAX_LABEL_CHARS = 64
+
+
+def validate_label(kind: str, value: str) -> str:
+    """`value` stripped, if it can be a project, agent or personality name."""
+    label = value.strip()
+    if not label or len(label) > MAX_LABEL_CHARS or not label.isprintable():
+        raise UsageError(
+            f"{kind} {value!r} is not a valid name: use 1 to {MAX_LABEL_CHARS} printable characters"
+        )
+    return label
+
+
 def load_settings(
     *,
     state_dir: str | None = None,
     env_file: str | None = None,
     user: str | None = None,
     session: str | None = None,
+    project: str | None = None,
+    agent: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Settings:
     """Resolve settings; raise ConfigError naming the variable when a value is unusable."""
@@ -238,6 +266,18 @@ def load_settings(
     if session_name is not None:
         validate_id("--session" if session is not None else "MEMTEST_SESSION_ID", session_name)
 
+    labels: dict[str, str | None] = {}
+    for name, flag, variable in (
+        ("project", project, "MEMTEST_PROJECT"),
+        ("agent", agent, "MEMTEST_AGENT"),
+    ):
+        raw = flag if flag is not None else text(variable, "") or None
+        labels[name] = (
+            None
+            if raw is None
+            else validate_label(f"--{name}" if flag is not None else variable, raw)
+        )
+
     policy = Policy(
         min_confidence=number("MEMTEST_MIN_CONFIDENCE", 0.65, float, 0.0, 1.0),
         max_per_turn=number("MEMTEST_MAX_PER_TURN", 3, int, 0, 100),
@@ -266,6 +306,8 @@ def load_settings(
         max_state_mb=number("MEMTEST_MAX_STATE_MB", 256.0, float, 0.001, 1e6),
         max_input_kb=number("MEMTEST_MAX_INPUT_KB", 64.0, float, 0.001, 1e6),
         policy=policy,
+        project=labels["project"],
+        agent=labels["agent"],
     )
 
 

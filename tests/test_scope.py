@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pipeline.apply import apply_decisions
 from pipeline.gate import gate
 from pipeline.models import CandidateIn, LtmFile, Memory, Policy, Scope
 from pipeline.retrieval import gate_view, in_scope, retrieve_relevant
+from tests.helpers import candidate, reflection, run_cli, turn_env
+from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
 
 OLD_MEMORY = {
@@ -202,3 +205,40 @@ def test_out_of_scope_memories_still_count_towards_the_daily_quota() -> None:
     )
     assert result.candidates[0].reason == "quota_day"
     assert all(m.status == "active" for m in others)  # the view is a copy
+
+
+# --- Turns in a project, end to end -----------------------------------------------------------
+
+
+def prompt_of(llm: ScriptedLLM, index: int) -> str:
+    return str(llm.requests[index]["messages"][0]["content"])
+
+
+def test_a_turn_labels_what_it_learns_and_recalls_only_its_scope(
+    llm: ScriptedLLM, state_dir: Path
+) -> None:
+    """Learned with --project a (and an agent from the environment), the memory carries
+    both; a project b turn does not see it, a project a turn and an unscoped turn do."""
+    env = turn_env(llm, state_dir, MEMTEST_AGENT="claude")
+    llm.reply("ok").reply(reflection(candidate("User indents this codebase with tabs")))
+    assert run_cli("-i", "we use tabs here", "--project", "a", env=env).returncode == 0
+    stored = json.loads((state_dir / "ltm.json").read_text())["memories"]
+    assert [(m["project"], m["agent"]) for m in stored] == [("a", "claude")]
+    for project, seen in (("b", False), ("a", True), (None, True)):
+        llm.reply("ok").reply(reflection())
+        flags = ("--project", project) if project else ()
+        result = run_cli("-i", "tabs or spaces for this codebase?", *flags, "--json", env=env)
+        assert result.returncode == 0, result.stderr
+        used = [m["id"] for m in json.loads(result.stdout)["memories_used"]]
+        assert used == (["mem_0001"] if seen else [])
+        assert ("indents this codebase" in prompt_of(llm, -2)) is seen
+
+
+def test_a_bad_project_name_is_a_usage_error(llm: ScriptedLLM, state_dir: Path) -> None:
+    """A name with a newline is refused before any model call, exit 2."""
+    result = run_cli("-i", "hi", "--project", "a\nb", env=turn_env(llm, state_dir))
+    assert result.returncode == 2
+    assert "--project 'a\\nb' is not a valid name" in result.stderr
+    assert llm.requests == []
+    bad = turn_env(llm, state_dir, MEMTEST_AGENT="x" * 65)
+    assert "MEMTEST_AGENT" in run_cli("-i", "hi", env=bad).stderr
