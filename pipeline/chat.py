@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from .config import Settings, load_settings, require_api_key
+from .cli import program_name
+from .config import Locations, Settings, load_settings, require_api_key
 from .credentials import redact
 from .errors import MemtestError, as_error
 
@@ -24,26 +26,36 @@ HELP = """\
 /quit           leave (Ctrl-D and Ctrl-C also leave)"""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
+    """The chat's command line; the help names the default folders."""
+    where = Locations.find(project_dir)
     parser = argparse.ArgumentParser(
-        prog="memory_test.py chat",
+        prog=f"{program_name(project_dir)} chat",
         description="Talk with the assistant, one turn per line. " + HELP.splitlines()[0],
         epilog="commands inside the chat:\n" + HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--state-dir", metavar="DIR", help="state folder")
+    parser.add_argument(
+        "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
+    )
     parser.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
     parser.add_argument("--session", metavar="ID", help="a named session")
-    parser.add_argument("--env-file", metavar="PATH", help="settings file instead of .env")
+    parser.add_argument(
+        "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
+    )
     parser.add_argument("--show-trace", action="store_true", help="start with the trace on")
     return parser
 
 
-def main(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
+    args = build_parser(project_dir).parse_args(argv)
     try:
         settings = load_settings(
-            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+            state_dir=args.state_dir,
+            env_file=args.env_file,
+            user=args.user,
+            session=args.session,
+            project_dir=project_dir,
         )
         require_api_key(settings)
     except MemtestError as exc:

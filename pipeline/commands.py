@@ -24,8 +24,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from . import store
-from .cli import Parser
-from .config import Settings, load_settings
+from .cli import Parser, program_name
+from .config import Locations, Settings, load_settings
 from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
 from .models import (
@@ -55,16 +55,22 @@ def _warn(warnings: list[str]) -> None:
         print(f"memory-test: warning: {warning}", file=sys.stderr)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
+    """The `memory`, `session` and `reset` commands; the help names the default folders."""
+    where = Locations.find(project_dir)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
-    common.add_argument("--state-dir", metavar="DIR", help="state folder")
+    common.add_argument(
+        "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
+    )
     common.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
     common.add_argument("--session", metavar="ID", help="a named session")
-    common.add_argument("--env-file", metavar="PATH", help="settings file instead of .env")
+    common.add_argument(
+        "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
+    )
 
     parser = Parser(
-        prog="memory_test.py",
+        prog=program_name(project_dir),
         description="Manage long-term memory and sessions; no model call, no API key.",
     )
     top = parser.add_subparsers(dest="group", required=True, metavar="COMMAND")
@@ -114,14 +120,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(project_dir).parse_args(argv)
     except ArgumentError as exc:
         return usage_failure(exc, json_wanted="--json" in argv)
     try:
         settings = load_settings(
-            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+            state_dir=args.state_dir,
+            env_file=args.env_file,
+            user=args.user,
+            session=args.session,
+            project_dir=project_dir,
         )
         handler = HANDLERS[(args.group, getattr(args, "action", None))]
         payload, text = handler(settings, args)
