@@ -139,15 +139,16 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
         )
         user_input = read_input(args.input, max_bytes=settings.max_input_bytes)
 
-        from .turn import new_report, run_turn
+        from .api import Memory
+        from .turn import new_report
 
+        # Filled as the turn goes, so a failed turn still reports what it did (--json).
         report = new_report(settings, dry_run=args.dry_run_memory, new_session=args.new_session)
-        run_turn(
+        Memory(settings=settings).turn(
             user_input,
-            settings,
-            start_new_session=args.new_session,
+            new_session=args.new_session,
             dry_run=args.dry_run_memory,
-            on_answer=(lambda _answer: None) if args.json else _print_answer,
+            on_answer=None if args.json else _print_answer,
             report=report,
         )
     except (MemtestError, OSError) as exc:

@@ -113,3 +113,26 @@ def test_installed_command_runs_a_turn_outside_the_checkout(tmp_path: Path) -> N
     assert contents == ["User keeps bees"]
     assert "User keeps bees" in (home / ".local/share/memory-test/ltm.json").read_text()
     assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.skipif(
+    not INSTALLED, reason="set MEMTEST_INSTALLED_BIN to an installed memory-test (.ci/run does)"
+)
+def test_readme_library_example_runs_from_the_installed_package(tmp_path: Path) -> None:
+    """The README's library example runs with the installed package's Python, away from
+    the checkout (nothing of it on the path)."""
+    from tests.test_docs import readme_python_example
+
+    script = tmp_path / "example.py"
+    script.write_text(readme_python_example())
+    result = subprocess.run(
+        [str(Path(INSTALLED).parent / "python"), str(script)],
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)},
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[:2] == ["accepted mem_0001", "secret"]
