@@ -316,6 +316,7 @@ def test_export_then_import_round_trips_every_field(
     import argparse
 
     from pipeline import commands
+    from pipeline.api import Memory as Library
     from pipeline.config import load_settings
     from pipeline.models import Memory
 
@@ -328,9 +329,13 @@ def test_export_then_import_round_trips_every_field(
     store.transact(
         source.paths, lambda _d: store.Change(result=None, ltm=ltm), now=NOW, lock_timeout=5
     )
-    _, text = commands.export_memories(source, argparse.Namespace(all=True, json=False))
+    _, text = commands.export_memories(
+        Library(settings=source), argparse.Namespace(all=True, json=False)
+    )
     (tmp / "export.jsonl").write_text(text + "\n")
-    commands.import_memories(target, argparse.Namespace(file=str(tmp / "export.jsonl")))
+    commands.import_memories(
+        Library(settings=target), argparse.Namespace(file=str(tmp / "export.jsonl"))
+    )
     imported = store.load(target.paths, now=NOW).ltm
     assert [m.model_dump(mode="json") for m in imported.memories] == [
         m.model_dump(mode="json") for m in memories
