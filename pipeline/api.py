@@ -23,13 +23,21 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from . import store
-from .config import DEFAULT_BASE_URL, DEFAULT_MODEL, Locations, Settings, validate_id
+from .config import (
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    Locations,
+    Settings,
+    validate_id,
+    validate_label,
+)
 from .credentials import redact
 from .errors import NotFound, UsageError
-from .models import CandidateIn, GateResult, HistoryEntry, LtmFile
+from .models import CandidateIn, GateResult, HistoryEntry, LtmFile, Scope
 from .models import Memory as StoredMemory
 
 if TYPE_CHECKING:
+    from .health import Health
     from .reflect import Completer
     from .report import TurnReport
     from .warm import WarmMemory
@@ -58,9 +66,13 @@ class MemoryView:
         return self.memory.content
 
     def to_json(self) -> dict[str, Any]:
-        """Every stored field, plus `current_confidence` rounded to 4 places."""
+        """Every stored field, seed 003's labels (unset: null, false), and
+        `current_confidence` rounded to 4 places."""
+        labels = self.memory.labels()
+        stored = self.memory.model_dump(mode="json")
         return {
-            **self.memory.model_dump(mode="json"),
+            **{k: v for k, v in stored.items() if k not in labels},
+            **labels,
             "current_confidence": round(self.current_confidence, 4),
         }
 
@@ -209,10 +221,16 @@ class Memory:
     def user_id(self) -> str:
         return self.settings.user_id
 
-    def _settings_for(self, session: str | None) -> Settings:
-        if session is None:
-            return self.settings
-        return replace(self.settings, session_id=validate_id("session", session))
+    def _settings_for(
+        self, session: str | None, project: str | None = None, agent: str | None = None
+    ) -> Settings:
+        settings = self.settings
+        if session is not None:
+            settings = replace(settings, session_id=validate_id("session", session))
+        if project is not None or agent is not None:
+            scope = self.scope(project=project, agent=agent)
+            settings = replace(settings, project=scope.project, agent=scope.agent)
+        return settings
 
     def _note(self, warnings: Sequence[str]) -> None:
         self.warnings.extend(warnings)
@@ -237,15 +255,18 @@ class Memory:
         dry_run: bool = False,
         on_answer: Callable[[str], None] | None = None,
         report: TurnReport | None = None,
+        project: str | None = None,
+        agent: str | None = None,
     ) -> TurnResult:
         """One turn: recall, answer, reflect, gate, commit. With `model=None` the library
         builds its own client from the settings, and then needs the API key.
 
         `on_answer` gets the answer as soon as it exists (before reflection); `report`, if
-        given, is filled as the turn goes, so a caller still has it when the turn fails."""
+        given, is filled as the turn goes, so a caller still has it when the turn fails.
+        `project` and `agent` scope what is recalled and label what is learned."""
         from .turn import new_report, run_turn
 
-        settings = self._settings_for(session)
+        settings = self._settings_for(session, project, agent)
         report = report or new_report(settings, dry_run=dry_run, new_session=new_session)
         run_turn(
             text,
@@ -273,12 +294,14 @@ class Memory:
         model: Completer | None = None,
         session: str | None = None,
         dry_run: bool = False,
+        project: str | None = None,
+        agent: str | None = None,
     ) -> TurnResult:
         """Reflect on, gate and commit one exchange that was answered elsewhere (by a
         framework's own model): the model is called once, for the reflection only."""
         from .turn import new_report, run_turn
 
-        settings = self._settings_for(session)
+        settings = self._settings_for(session, project, agent)
         report = new_report(settings, dry_run=dry_run, new_session=False)
         run_turn(
             user_text,
@@ -306,22 +329,69 @@ class Memory:
 
     # --- Reading --------------------------------------------------------------------------
 
-    def recall(self, query: str, history: Sequence[str] = ()) -> list[SearchHit]:
+    def scope(
+        self,
+        *,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+    ) -> Scope:
+        """The scope of one call: the labels given, else this memory's project and agent
+        (settings: --project, --agent, MEMTEST_PROJECT, MEMTEST_AGENT)."""
+        given = {"project": project, "agent": agent, "personality": personality}
+        for name, value in given.items():
+            if value is not None:
+                given[name] = validate_label(name, value)
+        return Scope(
+            project=given["project"] or self.settings.project,
+            agent=given["agent"] or self.settings.agent,
+            personality=given["personality"],
+        )
+
+    def recall(
+        self,
+        query: str,
+        history: Sequence[str] = (),
+        *,
+        project: str | None = None,
+        agent: str | None = None,
+    ) -> list[SearchHit]:
         """The memories a turn with this input would show the model, best first, under the
-        turn's budget and confidence floor; `history` is the previous user turns."""
+        turn's budget and confidence floor; `history` is the previous user turns. Only
+        memories the scope sees are recalled (see `scope`)."""
         return self._retrieve(
             query,
             history=history,
             min_confidence=self.settings.policy.min_confidence,
             token_budget=self.settings.memory_token_budget,
             max_items=self.settings.memory_max_items,
+            keep=self.scope(project=project, agent=agent).admits,
         ).hits
 
-    def search(self, query: str, *, limit: int = 10) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        type: str | None = None,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+        only_global: bool = False,
+    ) -> SearchResult:
         """Memories relevant to `query`, best first, with the turn's retriever (no budget,
-        no confidence floor)."""
+        no confidence floor), among those the scope sees; `only_global`: global ones only."""
         return self._retrieve(
-            query, history=(), min_confidence=0.0, token_budget=10**9, max_items=max(1, limit)
+            query,
+            history=(),
+            min_confidence=0.0,
+            token_budget=10**9,
+            max_items=max(1, limit),
+            keep=_matcher(
+                self.scope(project=project, agent=agent, personality=personality),
+                type=type,
+                only_global=only_global,
+            ),
         )
 
     def _retrieve(
@@ -332,11 +402,12 @@ class Memory:
         min_confidence: float,
         token_budget: int,
         max_items: int,
+        keep: Callable[[StoredMemory], bool],
     ) -> SearchResult:
         from .retrieval import Retriever, retrieve_relevant
 
         now = utcnow()
-        memories = self._load(now).memories
+        memories = [m for m in self._load(now).memories if keep(m)]
         if self._warm is not None:
             retriever = self._warm.retriever
         else:
@@ -368,14 +439,37 @@ class Memory:
         hits = [SearchHit(self._view(r.memory, now), r.score, r.why, r.alias) for r in found.used]
         return SearchResult(hits, found.selection_mode)
 
-    def list(self, *, all: bool = False, type: str | None = None) -> list[MemoryView]:
-        """Active memories (with `all`, also forgotten ones and drafts), optionally of one type."""
+    def list(
+        self,
+        *,
+        all: bool = False,
+        type: str | None = None,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+        only_global: bool = False,
+        scoped: bool = True,
+    ) -> list[MemoryView]:
+        """Active memories (with `all`, also forgotten ones and drafts) that the scope sees,
+        optionally of one type; `only_global`: global ones only. `scoped=False` ignores
+        the default project and agent (an export takes every memory)."""
         now = utcnow()
+        scope = self.scope(project=project, agent=agent, personality=personality)
+        if not scoped:
+            scope = Scope(project=project, agent=agent, personality=personality)
+        keep = _matcher(scope, type=type, only_global=only_global)
         return [
             self._view(m, now)
             for m in self._load(now).memories
-            if (all or m.status == "active") and (not type or m.type == type)
+            if (all or m.status == "active") and keep(m)
         ]
+
+    def status(self) -> Health:
+        """Seed 003's `status`: whether the store can be read (nothing is moved aside),
+        its schema version, the lock, files moved aside earlier, and the counts."""
+        from .health import check_health
+
+        return check_health(self.settings.store, now=utcnow())
 
     def get(self, memory_id: str) -> MemoryView:
         """One memory, whatever its status; NotFound if this user has no such id."""
@@ -460,9 +554,17 @@ class Memory:
         type: str,
         subject: str = "user",
         decay: str | None = None,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+        is_global: bool = False,
     ) -> GateVerdict:
         """Write a memory through the gate (secrets, planted instructions, junk and
-        duplicates are refused; quotas and the confidence floor are not applied)."""
+        duplicates are refused; quotas and the confidence floor are not applied).
+
+        It is labelled with the scope's project, agent and personality; a duplicate is
+        looked for only among the memories that scope sees (a global memory: among those
+        seen everywhere), so the same fact in two projects is one memory in each."""
         candidate = CandidateIn(
             type=type,
             subject=subject,
@@ -471,7 +573,10 @@ class Memory:
             reason="added by hand",
             decay=decay,
         )
-        return self._write_through_gate([candidate], source="human")[0]
+        scope = self.scope(project=project, agent=agent, personality=personality)
+        return self._write_through_gate(
+            [candidate], source="human", scope=scope, is_global=is_global
+        )[0]
 
     def import_lines(self, handle: IO[bytes], *, name: str) -> list[GateVerdict]:
         """Add memories from JSON lines (as `memory export` writes them), through the gate,
@@ -564,12 +669,15 @@ class Memory:
         *,
         source: str,
         originals: list[dict[str, Any]] | None = None,
+        scope: Scope | None = None,
+        is_global: bool = False,
     ) -> list[GateVerdict]:
         """The gate's rules, minus the automatic quotas and confidence floor: a person chose
         these. Secrets, planted instructions, junk and duplicates are still refused. All of
         it is one commit, however many memories."""
         from .apply import apply_decisions
         from .batch import gate_many
+        from .retrieval import gate_view
 
         policy = replace(
             self.settings.policy,
@@ -581,7 +689,8 @@ class Memory:
 
         def merge(disk: store.Snapshot) -> store.Change[list[GateVerdict]]:
             now = utcnow()
-            result = gate_many(candidates, disk.ltm.memories, policy=policy, now=now)
+            seen = gate_view(disk.ltm.memories, scope or Scope(), everywhere=is_global)
+            result = gate_many(candidates, seen, policy=policy, now=now)
             first_free = disk.ltm.next_seq
             if originals is not None:
                 # New ids start past every id the rows keep, so the two never collide.
@@ -589,8 +698,17 @@ class Memory:
                 numbers = [int(k[4:]) for k in kept if k]
                 disk.ltm.next_seq = max([first_free, *(n + 1 for n in numbers)])
             applied = apply_decisions(
-                disk.ltm, candidates, [], result, turn_id=None, now=now, source=source
+                disk.ltm,
+                candidates,
+                [],
+                result,
+                turn_id=None,
+                now=now,
+                source=source,
+                labels=scope.labels() if scope else None,
             )
+            if is_global:
+                _make_global(disk.ltm, applied.result)
             if originals is not None:
                 _restore_imported(disk.ltm, applied, originals, first_free=first_free)
             ids = {d.memory_id for d in applied.result.candidates if d.verdict == "accepted"}
@@ -626,6 +744,29 @@ class Memory:
         if not semantic_available():
             return
         embed_new(self.settings.store, texts, Embedder(), lock_timeout=self.settings.lock_timeout)
+
+
+def _matcher(
+    scope: Scope, *, type: str | None, only_global: bool
+) -> Callable[[StoredMemory], bool]:
+    """Whether a memory passes `search`'s and `list`'s filters."""
+
+    def keep(memory: StoredMemory) -> bool:
+        if type and memory.type != type:
+            return False
+        if only_global and not memory.is_global:
+            return False
+        return scope.admits(memory)
+
+    return keep
+
+
+def _make_global(ltm: LtmFile, result: GateResult) -> None:
+    """Flag the memories a write just created as global (seen from every scope)."""
+    created = {d.memory_id for d in result.candidates if d.verdict == "accepted"}
+    for i, memory in enumerate(ltm.memories):
+        if memory.id in created:
+            ltm.memories[i] = memory.model_copy(update={"is_global": True})
 
 
 _Outcome = tuple[str, dict[str, Any], dict[str, Any]]

@@ -158,10 +158,11 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_USER_ID": ("whose long-term memory (--user)", "default-user"),
     "MEMTEST_SESSION_ID": ("which session (--session); unset: the current one", "—"),
     "MEMTEST_PROJECT": (
-        "the project turns work in (--project): recall its, global and unscoped memories",
+        "the project turns and memory commands work in (--project): its, global and "
+        "unscoped memories",
         "—",
     ),
-    "MEMTEST_AGENT": ("the agent turns work as (--agent), like the project", "—"),
+    "MEMTEST_AGENT": ("the agent they work as (--agent), like the project", "—"),
     "MEMTEST_THINKING": ("auto, enabled or disabled", "auto"),
     "MEMTEST_RETRIEVER": ("auto, lexical or semantic", "auto"),
     "MEMTEST_WRITE_MODE": (

@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from .models import Memory, Scope
+from .models import LABELS, Memory, Scope
 from .text import estimate_tokens, terms, tokens
 
 if TYPE_CHECKING:
@@ -436,22 +436,32 @@ def in_scope(memories: Sequence[Memory], scope: Scope) -> list[Memory]:
     return [m for m in memories if scope.admits(m)]
 
 
-def gate_view(memories: Sequence[Memory], scope: Scope) -> list[Memory]:
-    """The memories as the gate should see them from `scope`.
+def gate_view(
+    memories: Sequence[Memory], scope: Scope, *, everywhere: bool = False
+) -> list[Memory]:
+    """The memories as the gate should see them when writing from `scope`.
 
     A memory out of scope is shown to the gate as forgotten: it then counts towards the
     daily quota like any other, but is never matched as a duplicate nor reinforced, so the
     same fact learned in two projects becomes one memory in each, not a reinforcement of
-    a memory the other project cannot see.
+    a memory the other project cannot see. A global memory (`everywhere`) is compared only
+    with memories seen everywhere: global ones and those with no labels.
     """
-    if not scope:
+    seen: Callable[[Memory], bool]
+    if everywhere:
+        seen = _seen_everywhere
+    elif scope:
+        seen = scope.admits
+    else:
         return list(memories)
     return [
-        m
-        if scope.admits(m) or m.status == "forgotten"
-        else m.model_copy(update={"status": "forgotten"})
+        m if seen(m) or m.status == "forgotten" else m.model_copy(update={"status": "forgotten"})
         for m in memories
     ]
+
+
+def _seen_everywhere(memory: Memory) -> bool:
+    return memory.is_global or not any(getattr(memory, name) for name in LABELS)
 
 
 def retrieve_relevant(

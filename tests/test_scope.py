@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from pipeline.apply import apply_decisions
 from pipeline.gate import gate
@@ -242,3 +244,131 @@ def test_a_bad_project_name_is_a_usage_error(llm: ScriptedLLM, state_dir: Path) 
     assert llm.requests == []
     bad = turn_env(llm, state_dir, MEMTEST_AGENT="x" * 65)
     assert "MEMTEST_AGENT" in run_cli("-i", "hi", env=bad).stderr
+
+
+# --- The memory commands, seed 003's names -----------------------------------------------------
+
+
+def test_created_in_a_project_recalled_there_and_global_everywhere(
+    llm: ScriptedLLM, state_dir: Path
+) -> None:
+    """`memory create --project a` is recalled in a project a turn, not in a project b
+    turn; a `--global` one (labelled b) in both."""
+    env = turn_env(llm, state_dir)
+    for text, labels in (
+        ("User deploys the billing service on Fridays", ("--project", "a")),
+        ("User deploys nothing without a review", ("--global", "--project", "b")),
+    ):
+        made = run_cli("memory", "create", text, "--type", "habit", *labels, env=env)
+        assert made.returncode == 0, made.stderr
+    for project, expected in (("a", ["mem_0001", "mem_0002"]), ("b", ["mem_0002"])):
+        llm.reply("ok").reply(reflection())
+        result = run_cli("-i", "when do I deploy?", "--project", project, "--json", env=env)
+        assert result.returncode == 0, result.stderr
+        used = sorted(m["id"] for m in json.loads(result.stdout)["memories_used"])
+        assert used == expected
+
+
+def as_json(env: dict[str, str], *args: str) -> Any:
+    result = run_cli(*args, env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_list_and_search_filter_like_a_turn(llm: ScriptedLLM, state_dir: Path) -> None:
+    """--project, --agent, --personality and --global filter list and search; every
+    memory in JSON has the four labels, unset ones as null / false."""
+    env = turn_env(llm, state_dir)
+    for text, labels in (
+        ("Project a ships on Fridays", ("--project", "a", "--agent", "claude")),
+        ("Project b ships on Mondays", ("--project", "b")),
+        ("User ships nothing untested", ("--global", "--personality", "engineer")),
+    ):
+        run_cli("memory", "add", text, "--type", "habit", *labels, env=env)
+    listed = as_json(env, "memory", "list", "--project", "a", "--format", "json")["memories"]
+    assert [m["id"] for m in listed] == ["mem_0001", "mem_0003"]
+    assert {k: listed[0][k] for k in ("agent", "personality", "project", "global")} == {
+        "agent": "claude",
+        "personality": None,
+        "project": "a",
+        "global": False,
+    }
+    assert listed[1]["global"] is True
+    by_codex = as_json(env, "memory", "list", "--agent", "codex", "--json")["memories"]
+    assert [m["id"] for m in by_codex] == ["mem_0002", "mem_0003"]
+    only_global = as_json(env, "memory", "list", "--global", "--json")["memories"]
+    assert [m["id"] for m in only_global] == ["mem_0003"]
+    found = as_json(env, "memory", "search", "ships", "--project", "b", "--json")["results"]
+    assert sorted(r["id"] for r in found) == ["mem_0002", "mem_0003"]
+    text = run_cli("memory", "list", env=env).stdout
+    assert "(agent claude, project a)" in text
+    assert "(global, personality engineer)" in text
+
+
+def test_seed_names_are_the_same_commands(llm: ScriptedLLM, state_dir: Path) -> None:
+    """create, get and delete do what add, show and forget do; --format json is --json."""
+    env = turn_env(llm, state_dir)
+    made = as_json(env, "memory", "create", "User is vegan", "--type", "identity", "--json")
+    assert made["results"][0]["memory_id"] == "mem_0001"
+    got = as_json(env, "memory", "get", "mem_0001", "--format", "json")
+    assert (got["content"], [h["event"] for h in got["history"]]) == (
+        "User is vegan",
+        ["created"],
+    )
+    deleted = as_json(env, "memory", "delete", "mem_0001", "--format=json")
+    assert (deleted["status"], deleted["changed"]) == ("forgotten", True)
+    assert run_cli("memory", "get", "mem_0001", "--format", "text", env=env).stdout.startswith(
+        "mem_0001 (forgotten"
+    )
+    clash = run_cli("memory", "list", "--json", "--format", "text", env=env)
+    assert clash.returncode == 2
+    assert "contradict" in json.loads(clash.stdout)["error"]["message"]
+
+
+def test_status_reports_health_and_fails_when_unreadable(state_dir: Path) -> None:
+    """`memory status` says healthy with counts; an unreadable ltm.json makes it exit 1,
+    name the problem, and leave the file where it is."""
+    env = {"MEMTEST_STATE_DIR": str(state_dir), "MEMTEST_RETRIEVER": "lexical"}
+    env["MEMTEST_ENV_FILE"] = str(state_dir.parent / "empty.env")
+    run_cli("memory", "add", "User is vegan", "--type", "identity", env=env)
+    healthy = as_json(env, "memory", "status", "--json")
+    assert (healthy["status"], healthy["memory_count"], healthy["lock"]) == ("healthy", 1, "free")
+    assert healthy["schema_version"] == 1
+    (state_dir / "ltm.json").write_text("{not json")
+    broken = run_cli("memory", "status", "--format", "json", env=env)
+    assert broken.returncode == 1
+    report = json.loads(broken.stdout)
+    assert (report["status"], report["readable"]) == ("unhealthy", False)
+    assert "ltm.json could not be read" in report["problems"][0]
+    assert (state_dir / "ltm.json").read_text() == "{not json"
+    assert "unhealthy" in run_cli("memory", "status", env=env).stdout
+
+
+def test_the_library_labels_and_filters(state_dir: Path) -> None:
+    """Memory.add labels; list, search and recall see what the scope sees; a Memory made
+    for a project uses it as the default."""
+    from pipeline import Memory
+
+    memory = Memory(state_dir)
+    memory.add("Project a ships on Fridays", type="habit", project="a")
+    memory.add("Project b ships on Mondays", type="habit", project="b")
+    memory.add("User ships nothing untested", type="habit", is_global=True)
+    assert [v.id for v in memory.list(project="b")] == ["mem_0002", "mem_0003"]
+    assert [v.id for v in memory.list(only_global=True)] == ["mem_0003"]
+    assert [h.memory.id for h in memory.search("ships Fridays", project="b").hits] == [
+        "mem_0002",
+        "mem_0003",
+    ]
+    in_a = Memory(state_dir, settings=replace(memory.settings, project="a"))
+    assert sorted(h.memory.id for h in in_a.recall("when do we ship?")) == [
+        "mem_0001",
+        "mem_0003",
+    ]
+    verdict = in_a.add("User reviews every pull request", type="habit")
+    assert in_a.get(verdict.memory_id or "").memory.project == "a"
+    assert [v.id for v in in_a.list(scoped=False)] == [
+        "mem_0001",
+        "mem_0002",
+        "mem_0003",
+        "mem_0004",
+    ]
