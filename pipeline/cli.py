@@ -26,9 +26,11 @@ settings:     {env_file}"""
 EPILOG = """\
 commands (each has --help):
   memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
+         |status, and seed 003's names create (add), get (show), delete (forget)
   session clear
   reset         these three need no model and no API key
   chat          talk turn by turn (needs the API key); /help inside lists its commands
+  mcp           serve the memory to an agent over MCP (the mcp extra); see mcp --help
 
 exit codes: 0 turn done (also when the memory step was skipped), 1 the turn failed,
 2 usage or configuration error.
@@ -131,6 +133,10 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
         from .commands import main as run_command  # no model, no openai import
 
         return run_command(argv, project_dir=project_dir)
+    if argv and argv[0] == "mcp":
+        from .mcp_server import main as run_mcp  # the mcp package only here
+
+        return run_mcp(argv[1:], project_dir=project_dir)
     if argv and argv[0] == "chat":
         from .chat import main as run_chat
 

@@ -1,6 +1,7 @@
 """Commands that manage memory without the model: no API key, no `openai` import.
 
     memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
+           |status, and seed 003's create (add), get (show), delete (forget)
     session clear
     reset
 
