@@ -597,6 +597,8 @@ class Memory:
                     fields = {k: v for k, v in row.items() if k not in _COMPUTED}
                     validated = StoredMemory.model_validate({**fields, "id": "mem_import"})
                     row = {**row, _VALIDATED: validated}
+                else:
+                    row = {**row, _LABELS: _row_labels(row)}
             except (ValueError, KeyError, TypeError, RecursionError) as exc:
                 reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
                 raise UsageError(f"{name} line {number}: not a memory ({reason})") from None
@@ -776,6 +778,7 @@ _Edit = Callable[[StoredMemory, datetime], _Outcome | None]
 _FULL_ROW = {"type", "content", "created_at", "last_reinforced"}
 _COMPUTED = {"current_confidence"}
 _VALIDATED = "\0memory"  # where a full row keeps its validated form (not a JSON key)
+_LABELS = "\0labels"  # where a partial row keeps its checked labels
 _MEM_ID = re.compile(r"mem_(\d+)")
 
 
@@ -816,9 +819,11 @@ def _restore_imported(
     for decision, row in zip(applied.result.candidates, originals, strict=True):
         if decision.verdict != "accepted" or decision.memory_id is None:
             continue
-        if _VALIDATED not in row:
-            continue
         index = position[decision.memory_id]
+        if _VALIDATED not in row:
+            if row.get(_LABELS):
+                ltm.memories[index] = ltm.memories[index].model_copy(update=row[_LABELS])
+            continue
         keep_id = _keepable_id(row.get("id"), first_free, position)
         restored = row[_VALIDATED].model_copy(
             update={"id": keep_id or decision.memory_id, "content": row["content"].strip()}
@@ -842,6 +847,27 @@ def _restore_imported(
         ],
         revisions=applied.result.revisions,
     )
+
+
+def _row_labels(row: dict[str, Any]) -> dict[str, Any]:
+    """Seed 003's labels of an import row, checked: names as `add` takes them, `global`
+    true or false. An empty name means unset."""
+    found: dict[str, Any] = {}
+    for name in ("agent", "personality", "project"):
+        value = row.get(name)
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str):
+            raise ValueError(f"{name} is not a string")
+        try:
+            found[name] = validate_label(name, value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+    if "global" in row:
+        if not isinstance(row["global"], bool):
+            raise ValueError("global is not true or false")
+        found["is_global"] = row["global"]
+    return found
 
 
 def _keepable_id(wanted: Any, first_free: int, taken: dict[str, int]) -> str | None:

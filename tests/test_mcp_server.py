@@ -197,3 +197,22 @@ def test_help_explains_setup(env: dict[str, str]) -> None:
     assert result.returncode == 0
     assert "claude mcp add memory-test -- memory-test mcp" in result.stdout
     assert '"mcpServers"' in result.stdout
+
+
+def test_without_the_extra_it_says_what_to_install(env: dict[str, str], tmp_path: Path) -> None:
+    """With no importable mcp package, `mcp` exits 2 naming the extra, before serving."""
+    shadow = tmp_path / "no_mcp" / "mcp"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('No module named mcp')\n")
+    result = run_cli("mcp", env={**env, "PYTHONPATH": f"{shadow.parent}:{PROJECT}"})
+    assert result.returncode == 2
+    assert "pip install 'memory-test[mcp]'" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_bad_user_is_refused_before_serving(env: dict[str, str]) -> None:
+    """`mcp --user ../x` exits 2 with the id rule; nothing is served or created."""
+    result = run_cli("mcp", "--user", "../x", env=env)
+    assert result.returncode == 2
+    assert "--user '../x' is not a valid id" in result.stderr
+    assert result.stdout == ""

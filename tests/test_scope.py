@@ -7,6 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pipeline.apply import apply_decisions
 from pipeline.gate import gate
 from pipeline.models import CandidateIn, LtmFile, Memory, Policy, Scope
@@ -372,3 +374,33 @@ def test_the_library_labels_and_filters(state_dir: Path) -> None:
         "mem_0003",
         "mem_0004",
     ]
+
+
+def test_import_keeps_the_labels_of_each_line(state_dir: Path, tmp_path: Path) -> None:
+    """Plain import lines carry their labels; a label that is not a name is a usage error
+    naming the line, and nothing is imported."""
+    from pipeline import Memory
+    from pipeline.errors import UsageError
+
+    memory = Memory(state_dir)
+    lines = [
+        {"type": "habit", "content": "Project a ships on Fridays", "project": "a"},
+        {"type": "habit", "content": "User ships nothing untested", "global": True},
+        {"type": "habit", "content": "User pairs on hard bugs", "project": ""},
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with path.open("rb") as handle:
+        verdicts = memory.import_lines(handle, name=str(path))
+    assert [v.verdict for v in verdicts] == ["accepted"] * 3
+    stored = [v.memory.labels() for v in memory.list()]
+    assert [(s["project"], s["global"]) for s in stored] == [
+        ("a", False),
+        (None, True),
+        (None, False),
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"type": "habit", "content": "User runs", "agent": 7}) + "\n")
+    with bad.open("rb") as handle, pytest.raises(UsageError, match="line 1: not a memory"):
+        memory.import_lines(handle, name=str(bad))
+    assert len(memory.list()) == 3
