@@ -13,6 +13,7 @@ collect in `Memory.warnings` for the caller to show.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from collections import Counter
@@ -179,7 +180,7 @@ class Memory:
         if session is not None:
             settings = replace(settings, session_id=validate_id("session", session))
         self.settings = settings
-        self.warnings: list[str] = []
+        self.warnings: builtins.list[str] = []
         self._warm: WarmMemory | None = None
 
     @classmethod
@@ -306,7 +307,7 @@ class Memory:
 
     # --- Reading --------------------------------------------------------------------------
 
-    def recall(self, query: str, history: Sequence[str] = ()) -> list[SearchHit]:
+    def recall(self, query: str, history: Sequence[str] = ()) -> builtins.list[SearchHit]:
         """The memories a turn with this input would show the model, best first, under the
         turn's budget and confidence floor; `history` is the previous user turns."""
         return self._retrieve(
@@ -368,7 +369,7 @@ class Memory:
         hits = [SearchHit(self._view(r.memory, now), r.score, r.why, r.alias) for r in found.used]
         return SearchResult(hits, found.selection_mode)
 
-    def list(self, *, all: bool = False, type: str | None = None) -> list[MemoryView]:
+    def list(self, *, all: bool = False, type: str | None = None) -> builtins.list[MemoryView]:
         """Active memories (with `all`, also forgotten ones and drafts), optionally of one type."""
         now = utcnow()
         return [
@@ -382,7 +383,7 @@ class Memory:
         now = utcnow()
         return self._view(self._find(self._load(now), memory_id), now)
 
-    def history(self, memory_id: str) -> list[HistoryEntry]:
+    def history(self, memory_id: str) -> builtins.list[HistoryEntry]:
         """Every change to one memory, oldest first."""
         ltm = self._load(utcnow())
         return self.settings.store.read_history(ltm, self._find(ltm, memory_id).id)
@@ -473,10 +474,11 @@ class Memory:
         )
         return self._write_through_gate([candidate], source="human")[0]
 
-    def import_lines(self, handle: IO[bytes], *, name: str) -> list[GateVerdict]:
+    def import_lines(self, handle: IO[bytes], *, name: str) -> builtins.list[GateVerdict]:
         """Add memories from JSON lines (as `memory export` writes them), through the gate,
         in one commit. A whole exported memory keeps its fields and, when free, its id."""
-        candidates, originals = [], []
+        candidates: builtins.list[CandidateIn] = []
+        originals: builtins.list[dict[str, Any]] = []
         for number, row in _import_rows(handle, name, self.settings.paths.max_bytes):
             try:
                 candidate = CandidateIn(
@@ -560,11 +562,11 @@ class Memory:
 
     def _write_through_gate(
         self,
-        candidates: list[CandidateIn],
+        candidates: builtins.list[CandidateIn],
         *,
         source: str,
-        originals: list[dict[str, Any]] | None = None,
-    ) -> list[GateVerdict]:
+        originals: builtins.list[dict[str, Any]] | None = None,
+    ) -> builtins.list[GateVerdict]:
         """The gate's rules, minus the automatic quotas and confidence floor: a person chose
         these. Secrets, planted instructions, junk and duplicates are still refused. All of
         it is one commit, however many memories."""
@@ -577,9 +579,9 @@ class Memory:
             max_per_turn=len(candidates) or 1,
             max_per_day=10**9,
         )
-        created: list[str] = []
+        created: builtins.list[str] = []
 
-        def merge(disk: store.Snapshot) -> store.Change[list[GateVerdict]]:
+        def merge(disk: store.Snapshot) -> store.Change[builtins.list[GateVerdict]]:
             now = utcnow()
             result = gate_many(candidates, disk.ltm.memories, policy=policy, now=now)
             first_free = disk.ltm.next_seq
@@ -616,7 +618,7 @@ class Memory:
         self._embed_written(created)
         return verdicts
 
-    def _embed_written(self, texts: list[str]) -> None:
+    def _embed_written(self, texts: builtins.list[str]) -> None:
         """With semantic retrieval, embed what was written (in batches), so the next search
         finds every vector cached."""
         if not texts or not self.settings.semantic_retrieval():
