@@ -246,6 +246,7 @@ class Memory:
         given, is filled as the turn goes, so a caller still has it when the turn fails."""
         from .turn import new_report, run_turn
 
+        text = self._checked("the input", text)
         settings = self._settings_for(session)
         report = report or new_report(settings, dry_run=dry_run, new_session=new_session)
         run_turn(
@@ -279,6 +280,8 @@ class Memory:
         framework's own model): the model is called once, for the reflection only."""
         from .turn import new_report, run_turn
 
+        user_text = self._checked("user_text", user_text)
+        answer = self._checked("answer", answer)
         settings = self._settings_for(session)
         report = new_report(settings, dry_run=dry_run, new_session=False)
         run_turn(
@@ -297,6 +300,19 @@ class Memory:
             memory_step=report.memory_step,
             report=report,
         )
+
+    def _checked(self, what: str, text: str) -> str:
+        """`text` stripped; a UsageError before any model call when it is empty or over
+        the input limit (MEMTEST_MAX_INPUT_KB)."""
+        if not text.strip():
+            raise UsageError(f"{what} is empty; nothing was sent to the model")
+        limit = self.settings.max_input_bytes
+        if len(text.encode("utf-8", "surrogatepass")) > limit:
+            raise UsageError(
+                f"{what} is over the limit of {limit:,} bytes (MEMTEST_MAX_INPUT_KB); "
+                "nothing was sent to the model"
+            )
+        return text.strip()
 
     def keep_warm(self) -> None:
         """Keep the embedder and vector cache between calls (a process that serves many)."""
