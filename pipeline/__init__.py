@@ -6,16 +6,16 @@ use, so that `import pipeline` stays as cheap as the command line needs it to be
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 __all__ = ["Memory", "__version__"]
 
+# Not typing.TYPE_CHECKING: importing typing alone would add to every start-up.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .api import Memory
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "Memory":
         from .api import Memory
 

@@ -13,6 +13,7 @@ collect in `Memory.warnings` for the caller to show.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from collections import Counter
@@ -191,7 +192,7 @@ class Memory:
         if session is not None:
             settings = replace(settings, session_id=validate_id("session", session))
         self.settings = settings
-        self.warnings: list[str] = []
+        self.warnings: builtins.list[str] = []
         self._warm: WarmMemory | None = None
 
     @classmethod
@@ -266,6 +267,7 @@ class Memory:
         `project` and `agent` scope what is recalled and label what is learned."""
         from .turn import new_report, run_turn
 
+        text = self._checked("the input", text)
         settings = self._settings_for(session, project, agent)
         report = report or new_report(settings, dry_run=dry_run, new_session=new_session)
         run_turn(
@@ -301,6 +303,8 @@ class Memory:
         framework's own model): the model is called once, for the reflection only."""
         from .turn import new_report, run_turn
 
+        user_text = self._checked("user_text", user_text)
+        answer = self._checked("answer", answer)
         settings = self._settings_for(session, project, agent)
         report = new_report(settings, dry_run=dry_run, new_session=False)
         run_turn(
@@ -319,6 +323,19 @@ class Memory:
             memory_step=report.memory_step,
             report=report,
         )
+
+    def _checked(self, what: str, text: str) -> str:
+        """`text` stripped; a UsageError before any model call when it is empty or over
+        the input limit (MEMTEST_MAX_INPUT_KB)."""
+        if not text.strip():
+            raise UsageError(f"{what} is empty; nothing was sent to the model")
+        limit = self.settings.max_input_bytes
+        if len(text.encode("utf-8", "surrogatepass")) > limit:
+            raise UsageError(
+                f"{what} is over the limit of {limit:,} bytes (MEMTEST_MAX_INPUT_KB); "
+                "nothing was sent to the model"
+            )
+        return text.strip()
 
     def keep_warm(self) -> None:
         """Keep the embedder and vector cache between calls (a process that serves many)."""
@@ -355,7 +372,7 @@ class Memory:
         *,
         project: str | None = None,
         agent: str | None = None,
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         """The memories a turn with this input would show the model, best first, under the
         turn's budget and confidence floor; `history` is the previous user turns. Only
         memories the scope sees are recalled (see `scope`)."""
@@ -449,7 +466,7 @@ class Memory:
         personality: str | None = None,
         only_global: bool = False,
         scoped: bool = True,
-    ) -> list[MemoryView]:
+    ) -> builtins.list[MemoryView]:
         """Active memories (with `all`, also forgotten ones and drafts) that the scope sees,
         optionally of one type; `only_global`: global ones only. `scoped=False` ignores
         the default project and agent (an export takes every memory)."""
@@ -476,7 +493,7 @@ class Memory:
         now = utcnow()
         return self._view(self._find(self._load(now), memory_id), now)
 
-    def history(self, memory_id: str) -> list[HistoryEntry]:
+    def history(self, memory_id: str) -> builtins.list[HistoryEntry]:
         """Every change to one memory, oldest first."""
         ltm = self._load(utcnow())
         return self.settings.store.read_history(ltm, self._find(ltm, memory_id).id)
@@ -578,10 +595,11 @@ class Memory:
             [candidate], source="human", scope=scope, is_global=is_global
         )[0]
 
-    def import_lines(self, handle: IO[bytes], *, name: str) -> list[GateVerdict]:
+    def import_lines(self, handle: IO[bytes], *, name: str) -> builtins.list[GateVerdict]:
         """Add memories from JSON lines (as `memory export` writes them), through the gate,
         in one commit. A whole exported memory keeps its fields and, when free, its id."""
-        candidates, originals = [], []
+        candidates: builtins.list[CandidateIn] = []
+        originals: builtins.list[dict[str, Any]] = []
         for number, row in _import_rows(handle, name, self.settings.paths.max_bytes):
             try:
                 candidate = CandidateIn(
@@ -667,13 +685,13 @@ class Memory:
 
     def _write_through_gate(
         self,
-        candidates: list[CandidateIn],
+        candidates: builtins.list[CandidateIn],
         *,
         source: str,
-        originals: list[dict[str, Any]] | None = None,
+        originals: builtins.list[dict[str, Any]] | None = None,
         scope: Scope | None = None,
         is_global: bool = False,
-    ) -> list[GateVerdict]:
+    ) -> builtins.list[GateVerdict]:
         """The gate's rules, minus the automatic quotas and confidence floor: a person chose
         these. Secrets, planted instructions, junk and duplicates are still refused. All of
         it is one commit, however many memories."""
@@ -687,9 +705,9 @@ class Memory:
             max_per_turn=len(candidates) or 1,
             max_per_day=10**9,
         )
-        created: list[str] = []
+        created: builtins.list[str] = []
 
-        def merge(disk: store.Snapshot) -> store.Change[list[GateVerdict]]:
+        def merge(disk: store.Snapshot) -> store.Change[builtins.list[GateVerdict]]:
             now = utcnow()
             seen = gate_view(disk.ltm.memories, scope or Scope(), everywhere=is_global)
             result = gate_many(candidates, seen, policy=policy, now=now)
@@ -736,7 +754,7 @@ class Memory:
         self._embed_written(created)
         return verdicts
 
-    def _embed_written(self, texts: list[str]) -> None:
+    def _embed_written(self, texts: builtins.list[str]) -> None:
         """With semantic retrieval, embed what was written (in batches), so the next search
         finds every vector cached."""
         if not texts or not self.settings.semantic_retrieval():

@@ -51,7 +51,7 @@ def _warn(memory: Memory) -> None:
 def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     """The `memory`, `session` and `reset` commands; the help names the default folders."""
     where = Locations.find(project_dir)
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
     common.add_argument(
         "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"

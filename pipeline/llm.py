@@ -12,7 +12,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .config import Settings, require_api_key
 from .errors import LLMConfigError, LLMError
@@ -21,6 +21,15 @@ if TYPE_CHECKING:
     from tenacity import RetryCallState
 
 QUOTA_EXHAUSTED = "exceeded_current_quota_error"
+
+
+class _ErrorInfo(TypedDict):
+    """What every LLMError carries besides its message."""
+
+    status: int | None
+    error_type: str | None
+    request_id: str | None
+    attempts: int
 
 
 @dataclass
@@ -171,7 +180,8 @@ class ChatModel:
         cap = self.settings.retry_max_wait
         if cap <= 0:
             return 0.0
-        backoff = min(cap, 2 ** (state.attempt_number - 1)) * random.uniform(0.5, 1.0)
+        attempt: int = state.attempt_number
+        backoff = min(cap, 2.0 ** (attempt - 1)) * random.uniform(0.5, 1.0)
         exc = state.outcome.exception() if state.outcome else None
         retry_after = _retry_after_seconds(exc)
         return min(cap, max(backoff, retry_after or 0.0))
@@ -185,7 +195,7 @@ class ChatModel:
         kind = getattr(exc, "type", None)
         request_id = getattr(exc, "request_id", None)
         detail = _server_message(exc)
-        info = {
+        info: _ErrorInfo = {
             "status": status,
             "error_type": kind,
             "request_id": request_id,
@@ -273,5 +283,5 @@ def _retry_after_seconds(exc: BaseException | None) -> float | None:
 def _server_message(exc: BaseException) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]
+        return str(body["message"])
     return str(getattr(exc, "message", exc))

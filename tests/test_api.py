@@ -175,3 +175,32 @@ def test_clear_reports_what_it_removed(memory: Memory) -> None:
     cleared = memory.clear()
     assert (cleared.memories, cleared.turns) == (1, None)
     assert memory.clear(memory=True, session=True).memories == 0
+
+
+def test_add_refuses_unknown_kinds_through_the_gate(memory: Memory) -> None:
+    """A type, subject or decay the store does not know is refused by the gate, with why."""
+    for kwargs in (
+        {"type": "bogus"},
+        {"type": "preference", "subject": "martian"},
+        {"type": "preference", "decay": "sometimes"},
+    ):
+        verdict = memory.add("User likes tea", **kwargs)
+        assert (verdict.verdict, verdict.reason) == ("rejected", "invalid")
+    assert memory.list() == []
+
+
+def test_empty_or_oversized_text_is_refused_before_the_model(
+    llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    """turn and remember refuse empty text and text over MEMTEST_MAX_INPUT_KB with a
+    UsageError, and the model is never called."""
+    settings = load_settings(environ=turn_env(llm, tmp_path / "lib", MEMTEST_MAX_INPUT_KB="1"))
+    memory = Memory(settings=settings)
+    with ChatModel(settings) as model:
+        with pytest.raises(UsageError, match="empty"):
+            memory.turn("   ", model=model)
+        with pytest.raises(UsageError, match="over the limit"):
+            memory.turn("x" * 1025, model=model)
+        with pytest.raises(UsageError, match="answer is empty"):
+            memory.remember("hello", "", model=model)
+    assert llm.requests == []

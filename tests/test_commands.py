@@ -50,6 +50,22 @@ def history(state_dir: Path, memory_id: str, user: str = "default-user") -> list
     return [h.event for h in store.read_history(paths, store.load(paths, now=NOW).ltm, memory_id)]
 
 
+def test_a_command_says_when_it_moved_an_unreadable_file_aside(
+    env: dict[str, str], state_dir: Path
+) -> None:
+    """A command that finds ltm.json unreadable moves it aside, says so on stderr, and
+    answers from an empty memory; stdout carries only its answer."""
+    state_dir.mkdir(parents=True)
+    (state_dir / "ltm.json").write_text("{not json")
+    result = cli(env, "memory", "list")
+    assert result.returncode == 0
+    assert result.stdout == "No memories for default-user.\n"
+    assert "memory-test: warning: ltm.json could not be read" in result.stderr
+    ltm_files = [p.name for p in state_dir.iterdir() if p.name.startswith("ltm.json")]
+    assert len(ltm_files) == 1
+    assert ltm_files[0].startswith("ltm.json.corrupt-")
+
+
 @pytest.mark.parametrize("command", [("list",), ("status",), ("search", "tea")])
 def test_commands_never_import_openai(env: dict[str, str], command: tuple[str, ...]) -> None:
     """Managing memory starts fast: neither the openai nor the mcp package is imported."""
