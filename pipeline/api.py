@@ -424,15 +424,19 @@ class Memory:
         from .retrieval import Retriever, retrieve_relevant
 
         now = utcnow()
-        memories = [m for m in self._load(now).memories if keep(m)]
-        if self._warm is not None:
-            retriever = self._warm.retriever
-        else:
-            retriever = Retriever.create(semantic=self.settings.semantic_retrieval())
         vectors = None
-        if self._warm is not None and retriever.embedder is not None:
-            vectors, _, _ = self._warm.vectors_for(memories)
-        elif retriever.embedder is not None:
+        if self._warm is not None:
+            # Parsed memories and their vector matrix are reused until the store changes.
+            stored, matrix = self._warm.memories_and_vectors(now)
+            chosen = [i for i, m in enumerate(stored) if keep(m)]
+            memories = [stored[i] for i in chosen]
+            retriever = self._warm.retriever
+            if matrix is not None:
+                vectors = matrix if len(chosen) == len(stored) else matrix[chosen]
+        else:
+            memories = [m for m in self._load(now).memories if keep(m)]
+            retriever = Retriever.create(semantic=self.settings.semantic_retrieval())
+        if self._warm is None and retriever.embedder is not None:
             from .embeddings import cached_vectors
 
             vectors, _, _ = cached_vectors(
