@@ -237,12 +237,14 @@ class Memory:
         new_session: bool = False,
         dry_run: bool = False,
         on_answer: Callable[[str], None] | None = None,
+        on_delta: Callable[[str], None] | None = None,
         report: TurnReport | None = None,
     ) -> TurnResult:
         """One turn: recall, answer, reflect, gate, commit. With `model=None` the library
         builds its own client from the settings, and then needs the API key.
 
-        `on_answer` gets the answer as soon as it exists (before reflection); `report`, if
+        `on_answer` gets the answer as soon as it exists (before reflection); with
+        `on_delta` the answer is streamed and each piece goes to it as it arrives; `report`, if
         given, is filled as the turn goes, so a caller still has it when the turn fails."""
         from .turn import new_report, run_turn
 
@@ -255,6 +257,7 @@ class Memory:
             start_new_session=new_session,
             dry_run=dry_run,
             on_answer=on_answer or (lambda _answer: None),
+            on_delta=on_delta,
             model=model,
             report=report,
             warm=self._warm,
