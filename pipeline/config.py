@@ -61,14 +61,13 @@ class Settings:
     policy: Policy = field(default_factory=Policy)
     project: str | None = None
     agent: str | None = None
+    # The .env this configuration looked for (named in the message when the key is missing).
+    env_file: Path | None = None
 
     @property
     def scope(self) -> Scope:
         """The project and agent turns recall from and label what they write with."""
         return Scope(project=self.project, agent=self.agent)
-
-    # The .env this configuration looked for (named in the message when the key is missing).
-    env_file: Path | None = None
 
     @property
     def paths(self) -> StatePaths:

@@ -90,7 +90,8 @@ def run_turn(
     session = open_session(
         state, report, start_new=start_new_session, now=started, name=settings.session_id
     )
-    requests = read_requests(user_input, state, report, scope=settings.scope)  # "forget…"
+    # "remember that…", "forget…" (a forget request matches only what this scope sees)
+    requests = read_requests(user_input, state, report, scope=settings.scope)
     with report.stage("retrieve"):
         retriever = warm.retriever if warm else build_retriever(settings)
         used = report.used = retrieve_for_turn(

@@ -404,3 +404,37 @@ def test_import_keeps_the_labels_of_each_line(state_dir: Path, tmp_path: Path) -
     with bad.open("rb") as handle, pytest.raises(UsageError, match="line 1: not a memory"):
         memory.import_lines(handle, name=str(bad))
     assert len(memory.list()) == 3
+
+
+def test_export_then_import_keeps_the_labels(llm: ScriptedLLM, state_dir: Path) -> None:
+    """`memory export` writes the labels that are set, and `memory import` of that file
+    into another user's memory keeps them."""
+    env = turn_env(llm, state_dir)
+    run_cli(
+        "memory",
+        "create",
+        "Project a ships on Fridays",
+        "--type",
+        "habit",
+        "--project",
+        "a",
+        "--agent",
+        "claude",
+        env=env,
+    )
+    run_cli(
+        "memory", "create", "User ships nothing untested", "--type", "habit", "--global", env=env
+    )
+    exported = run_cli("memory", "export", env=env).stdout
+    rows = [json.loads(line) for line in exported.splitlines()]
+    assert [(r.get("project"), r.get("agent"), r.get("global")) for r in rows] == [
+        ("a", "claude", None),
+        (None, None, True),
+    ]
+    imported = run_cli("memory", "import", "-", "--user", "bob", stdin=exported, env=env)
+    assert imported.returncode == 0, imported.stderr
+    listed = as_json(env, "memory", "list", "--user", "bob", "--json")["memories"]
+    assert [(m["project"], m["agent"], m["global"]) for m in listed] == [
+        ("a", "claude", False),
+        (None, None, True),
+    ]
