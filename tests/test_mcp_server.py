@@ -216,3 +216,29 @@ def test_a_bad_user_is_refused_before_serving(env: dict[str, str]) -> None:
     assert result.returncode == 2
     assert "--user '../x' is not a valid id" in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("retriever", ["lexical", "semantic"])
+def test_the_warm_server_sees_what_another_process_writes(
+    env: dict[str, str], tmp_path: Path, retriever: str
+) -> None:
+    """The server keeps its memory and vectors between calls, and still finds a memory
+    that `memory add` wrote while it was running, and no longer shows one forgotten
+    meanwhile."""
+    env = {**env, "MEMTEST_RETRIEVER": retriever}
+
+    async def script(session: ClientSession) -> None:
+        await call(session, "add", content="User likes green tea", type="preference")
+        assert [r["id"] for r in (await call(session, "search", query="tea"))["results"]] == [
+            "mem_0001"
+        ]
+        added = run_cli("memory", "add", "User grows tea in the garden", "--type", "habit", env=env)
+        assert added.returncode == 0, added.stderr
+        assert run_cli("memory", "forget", "mem_0001", env=env).returncode == 0
+        found = await call(session, "search", query="tea")
+        assert [r["id"] for r in found["results"]] == ["mem_0002"]
+        recalled = await call(session, "recall", message="do I grow tea?")
+        assert [m["id"] for m in recalled["memories"]] == ["mem_0002"]
+        assert "User grows tea in the garden" in recalled["context"]
+
+    drive(env, tmp_path / "server.log", script)
