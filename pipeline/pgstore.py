@@ -290,6 +290,17 @@ class PostgresStore:
                 "was saved; the store is exactly as it was before."
             ) from None
 
+    @contextmanager
+    def _reading(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection for a plain read; a database error becomes a StateError."""
+        psycopg = _psycopg()
+        try:
+            yield self._conn()
+        except psycopg.Error as exc:
+            raise StateError(
+                f"Cannot read from {redacted(self.url)}: {_first_line(exc)}. Nothing was changed."
+            ) from None
+
     # --- the Store interface -------------------------------------------------------------
 
     def describe(self) -> str:
@@ -331,8 +342,10 @@ class PostgresStore:
         """Lock, re-read, merge, commit all at once; merge's result and any warnings."""
         warnings: list[str] = []
         with self._write(lock_timeout, "the change") as tx:
-            ltm, version = _read_ltm(tx, self.user, now, warnings, move_aside=write_ltm)
-            session = _read_session(tx, self.user, self._session_key)
+            ltm, version = _read_ltm(
+                tx, self.user, now, warnings, move_aside=write_ltm, known=known
+            )
+            session = _read_session(tx, self.user, self._session_key, now, warnings)
             base = _baseline(ltm)
             change = merge(
                 Snapshot(ltm=ltm, session=session, warnings=warnings, ltm_digest=f"pg:{version}")
@@ -368,16 +381,13 @@ class PostgresStore:
         return change.result, warnings
 
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
-        conn = self._conn()
-        if memory_id is None:
-            rows = conn.execute(
-                "SELECT data::text FROM history WHERE user_id = %s ORDER BY seq", (self.user,)
-            ).fetchall()
-        else:
-            rows = conn.execute(
-                "SELECT data::text FROM history WHERE user_id = %s AND memory_id = %s ORDER BY seq",
-                (self.user, memory_id),
-            ).fetchall()
+        query = "SELECT data::text FROM history WHERE user_id = %s ORDER BY seq"
+        params: tuple[str, ...] = (self.user,)
+        if memory_id is not None:
+            query = query.replace("ORDER BY", "AND memory_id = %s ORDER BY")
+            params = (self.user, memory_id)
+        with self._reading() as conn:
+            rows = conn.execute(query, params).fetchall()
         out = []
         for (text,) in rows:
             try:
@@ -387,10 +397,11 @@ class PostgresStore:
         return out
 
     def read_counters(self) -> dict[str, int]:
-        rows = self._conn().execute(
-            "SELECT name, value FROM counters WHERE user_id = %s", (self.user,)
-        )
-        return {name: int(value) for name, value in rows.fetchall()}
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT name, value FROM counters WHERE user_id = %s", (self.user,)
+            ).fetchall()
+        return {name: int(value) for name, value in rows}
 
     def purge_memory(
         self, memory_id: str, *, now: datetime, lock_timeout: float
@@ -458,11 +469,12 @@ class PostgresStore:
     def read_vectors(self, model_id: str) -> dict[str, np.ndarray]:
         import numpy as np
 
-        rows = self._conn().execute(
-            "SELECT key, vector FROM vectors WHERE user_id = %s AND model_id = %s",
-            (self.user, model_id),
-        )
-        return {key: np.frombuffer(blob, dtype=np.float32) for key, blob in rows.fetchall()}
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT key, vector FROM vectors WHERE user_id = %s AND model_id = %s",
+                (self.user, model_id),
+            ).fetchall()
+        return {key: np.frombuffer(blob, dtype=np.float32) for key, blob in rows}
 
     def write_vectors(
         self, vectors: dict[str, np.ndarray], model_id: str, *, lock_timeout: float
@@ -515,17 +527,18 @@ class PostgresStore:
         return None if row is None else int(row[0])
 
     def usage(self) -> dict[str, int]:
-        conn = self._conn()
         sizes = {}
-        for part, query in (
+        parts = (
             ("memories", "SELECT sum(pg_column_size(data)) FROM memories WHERE user_id = %s"),
             ("history", "SELECT sum(pg_column_size(data)) FROM history WHERE user_id = %s"),
             ("sessions", "SELECT sum(pg_column_size(data)) FROM sessions WHERE user_id = %s"),
             ("vectors", "SELECT sum(length(vector)) FROM vectors WHERE user_id = %s"),
-        ):
-            row = conn.execute(query, (self.user,)).fetchone()
-            if row and row[0] is not None:
-                sizes[part] = int(row[0])
+        )
+        with self._reading() as conn:
+            for part, query in parts:
+                row = conn.execute(query, (self.user,)).fetchone()
+                if row and row[0] is not None:
+                    sizes[part] = int(row[0])
         return sizes
 
 
@@ -560,18 +573,29 @@ def _ensure_user(tx: _Tx, user: str) -> None:
 
 
 def _read_ltm(
-    tx: _Tx, user: str, now: datetime, warnings: list[str], *, move_aside: bool
+    tx: _Tx,
+    user: str,
+    now: datetime,
+    warnings: list[str],
+    *,
+    move_aside: bool,
+    known: Snapshot | None = None,
 ) -> tuple[LtmFile, int]:
     """The user's memories in their order, as one LtmFile, and the user's version.
 
     Rows are validated together (the fast path); if that fails, one by one, and a row
     that does not validate is moved to `invalid_memories` with its reason (with
-    `move_aside`), or left where it is and skipped (a dry run or a plain read).
+    `move_aside`), or left where it is and skipped (a dry run or a plain read). `known`,
+    a snapshot loaded earlier and not modified since, is reused when no commit has
+    changed the memories after it (the version says so): a turn's commit then skips
+    reading and validating every row again.
     """
     row = tx.run(
         "SELECT next_seq, version, extra::text FROM users WHERE user_id = %s", (user,)
     ).fetchone()
     next_seq, version, extra = (1, 0, "{}") if row is None else row
+    if known is not None and known.ltm_digest == f"pg:{version}":
+        return known.ltm, int(version)
     rows = tx.run(
         "SELECT id, data::text FROM memories WHERE user_id = %s ORDER BY pos", (user,)
     ).fetchall()
@@ -612,11 +636,30 @@ def _read_ltm(
     return ltm, int(version)
 
 
-def _read_session(tx: _Tx, user: str, name: str) -> SessionFile | None:
+def _read_session(
+    tx: _Tx, user: str, name: str, now: datetime | None = None, warnings: list[str] | None = None
+) -> SessionFile | None:
+    """The session; one that does not validate is renamed `<name>.corrupt-<time>` (kept,
+    never overwritten) when `now` is given (under the lock), else skipped."""
     row = tx.run(
         "SELECT data::text FROM sessions WHERE user_id = %s AND name = %s", (user, name)
     ).fetchone()
-    return None if row is None else SessionFile.model_validate_json(row[0])
+    if row is None:
+        return None
+    try:
+        return SessionFile.model_validate_json(row[0])
+    except (ValidationError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0] if isinstance(exc, ValidationError) else "too deep"
+    if now is None:
+        return None
+    aside = f"{name or 'session'}.corrupt-{now:%Y%m%dT%H%M%S%f}"
+    tx.run("UPDATE sessions SET name = %s WHERE user_id = %s AND name = %s", (aside, user, name))
+    if warnings is not None:
+        warnings.append(
+            f"the session could not be read ({reason}); kept it as session {aside!r} and "
+            "started an empty one"
+        )
+    return None
 
 
 def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
@@ -691,7 +734,10 @@ def _scrub_sessions(tx: _Tx, user: str, content: str) -> None:
             f"SELECT {key}, data::text FROM {table} WHERE user_id = %s FOR UPDATE", (user,)
         ).fetchall()
         for key_value, text in rows:
-            session = SessionFile.model_validate_json(text)
+            try:
+                session = SessionFile.model_validate_json(text)
+            except (ValidationError, RecursionError):
+                continue  # an unreadable session is left as it is, as the file store does
             if needle not in session.session_summary and not any(
                 needle in m.content for m in session.messages
             ):

@@ -43,6 +43,8 @@ class Backend:
     make: Callable[..., Store]
     fail_nth: Callable[[int], contextlib.AbstractContextManager[list[int]]]
     make_newer: Callable[[], None]
+    # Damage what a user stored, by hand: one memory's confidence, the current session.
+    damage: Callable[[str], None]
 
 
 @contextlib.contextmanager
@@ -97,7 +99,16 @@ def _file_backend(tmp_path: Path) -> Backend:
         data = json.loads(path.read_text())
         path.write_text(json.dumps({**data, "schema_version": 99}))
 
-    return Backend("file", make, _failing_file_write, newer)
+    def damage(part: str) -> None:
+        paths = store.StatePaths(root)
+        if part == "session":
+            paths.session.write_text('{"schema_version": 1, "messages": 7}')
+            return
+        data = json.loads(paths.ltm.read_text())
+        data["memories"][0]["confidence"] = 5
+        paths.ltm.write_text(json.dumps(data))
+
+    return Backend("file", make, _failing_file_write, newer, damage)
 
 
 def _pg_backend(url: str) -> Backend:
@@ -108,11 +119,22 @@ def _pg_backend(url: str) -> Backend:
         pgstore.connection(url).execute("UPDATE schema_version SET version = 99")
         _forget_connections()
 
+    def damage(part: str) -> None:
+        conn = pgstore.connection(url)
+        if part == "session":
+            conn.execute("""UPDATE sessions SET data = '{"schema_version": 1, "messages": 7}'""")
+            return
+        conn.execute(
+            "UPDATE memories SET data = jsonb_set(data, '{confidence}', '5') "
+            "WHERE id = (SELECT min(id) FROM memories)"
+        )
+
     return Backend(
         "postgresql",
         make,
         lambda n: _failing_statement(n, url, drop=n % 2 == 0),
         newer,
+        damage,
     )
 
 
@@ -394,6 +416,47 @@ def test_a_newer_schema_is_refused_and_nothing_changes(backend: Backend) -> None
         backend.make().load(now=NOW)
     with pytest.raises(StateError, match="schema_version 99"):
         commit(backend.make(), add_memories("User owns a bike"))
+
+
+def test_an_invalid_memory_is_moved_aside_and_the_others_stay(backend: Backend) -> None:
+    """One memory that fails validation: a read skips it and leaves it in place; a
+    writer moves it aside (kept, with its reason) and the other memories stay in use."""
+    s = backend.make()
+    commit(s, add_memories("User likes tea", "User owns a bike"))
+    backend.damage("memory")
+    dry = s.load(now=NOW, quarantine_ltm=False)
+    assert [m.id for m in dry.ltm.memories] == ["mem_0002"]
+    assert dry.warnings
+    _, warnings = s.transact(add_memories("User plays chess"), now=NOW, lock_timeout=5)
+    assert any("could not be read" in w for w in warnings)
+    assert [m["id"] for m in observe(s)["memories"]] == ["mem_0002", "mem_0003"]
+    assert '"confidence": 5' in json.dumps(_everything(backend, s)).replace("\\", "")
+
+
+def test_an_unreadable_session_is_kept_aside_and_a_new_one_starts(backend: Backend) -> None:
+    """A session that does not validate is not overwritten: the commit keeps it under
+    another name, says so, and starts the session afresh."""
+    s = backend.make()
+    commit(s, add_memories("User likes tea"))
+    backend.damage("session")
+    _, warnings = s.transact(add_memories("User plays chess"), now=NOW, lock_timeout=5)
+    assert any("session" in w for w in warnings)
+    assert len(observe(s)["session"]["messages"]) == 1
+    assert '"messages": 7' in json.dumps(_everything(backend, s)).replace("\\", "")
+
+
+def test_a_known_snapshot_is_reused_only_while_current(backend: Backend) -> None:
+    """A commit given the snapshot a turn loaded still sees a commit made in between."""
+    s = backend.make()
+    commit(s, add_memories("User likes tea"))
+    known = s.load(now=NOW)
+    commit(s, add_memories("User owns a bike"))
+    s.transact(add_memories("User plays chess"), now=NOW, lock_timeout=5, known=known)
+    assert [m["content"] for m in observe(s)["memories"]] == [
+        "User likes tea",
+        "User owns a bike",
+        "User plays chess",
+    ]
 
 
 def test_a_held_lock_is_a_lock_timeout(backend: Backend) -> None:
