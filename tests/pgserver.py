@@ -35,6 +35,8 @@ class PgServer:
 
     bin_dir: Path
     folder: Path
+    uid: int | None = None  # who the server runs as, when the tests run as root
+    gid: int | None = None
     counter: int = 0
 
     @property
@@ -45,31 +47,39 @@ class PgServer:
         """A postgresql:// URL for `database` over the Unix socket."""
         return f"postgresql://{PG_USER}@/{database}?host={self.socket_dir}"
 
+    def _run(self, *args: str | Path, check: bool = True) -> None:
+        """Run a server program as the server's user."""
+        subprocess.run(
+            [str(a) for a in args],
+            check=check,
+            capture_output=True,
+            cwd=self.folder,
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[] if self.uid is not None else None,
+        )
+
     @classmethod
     def start(cls, bin_dir: Path) -> PgServer:
         """initdb and start a server that listens on a Unix socket only."""
         folder = Path(tempfile.mkdtemp(prefix="memtest-pg-"))
-        run_as: dict[str, object] = {}
+        server = cls(bin_dir, folder)
         if os.geteuid() == 0:
             import pwd
 
             nobody = pwd.getpwnam("nobody")
+            server.uid, server.gid = nobody.pw_uid, nobody.pw_gid
             os.chown(folder, nobody.pw_uid, nobody.pw_gid)
-            run_as = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
-        server = cls(bin_dir, folder)
         data = folder / "data"
-        subprocess.run(
-            [bin_dir / "initdb", "-D", data, "-U", PG_USER, "--auth=trust", "-E", "UTF8",
-             "--no-sync", "--locale=C"],
-            check=True, capture_output=True, cwd=folder, **run_as,  # type: ignore[arg-type]
+        server._run(
+            bin_dir / "initdb", "-D", data, "-U", PG_USER, "--auth=trust", "-E", "UTF8",
+            "--no-sync", "--locale=C",
         )  # fmt: skip
-        subprocess.run(["mkdir", "-p", server.socket_dir], check=True, **run_as)  # type: ignore[call-overload]
+        server._run("mkdir", "-p", server.socket_dir)
         options = f"-k {server.socket_dir} -c listen_addresses='' -c max_connections=120"
-        subprocess.run(
-            [bin_dir / "pg_ctl", "-D", data, "-l", folder / "log", "-w", "-o", options, "start"],
-            check=True, capture_output=True, cwd=folder, **run_as,  # type: ignore[arg-type]
-        )  # fmt: skip
-        server._run_as = run_as  # type: ignore[attr-defined]
+        server._run(
+            bin_dir / "pg_ctl", "-D", data, "-l", folder / "log", "-w", "-o", options, "start"
+        )
         return server
 
     def new_database(self) -> str:
@@ -79,14 +89,11 @@ class PgServer:
         self.counter += 1
         name = f"test_{os.getpid()}_{self.counter}"
         with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
         return self.url(name)
 
     def stop(self) -> None:
         """Stop the server at once and remove its folder."""
-        subprocess.run(
-            [self.bin_dir / "pg_ctl", "-D", self.folder / "data", "-m", "immediate", "stop"],
-            check=False, capture_output=True, cwd=self.folder,
-            **self._run_as,  # type: ignore[attr-defined]
-        )  # fmt: skip
+        self._run(self.bin_dir / "pg_ctl", "-D", self.folder / "data", "-m", "immediate", "stop",
+                  check=False)  # fmt: skip
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -777,3 +777,34 @@ def test_old_timestamps_survive(backend: Backend) -> None:
 
     commit(s, put)
     assert s.load(now=NOW).ltm.memories[0].created_at == old
+
+
+def test_export_from_the_files_imports_into_postgresql_with_every_field(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """`memory export --all` from the JSON files, `memory import` with MEMTEST_STORE: the
+    memories arrive with every field (ids, timestamps, status, source, unknown fields)."""
+    state = tmp_path / "state"
+    files = store.FileStore(store.StatePaths(state))
+    commit(files, add_memories("User likes tea", "User owns a bike", extra={"x_tag": "kept"}))
+
+    def forget(disk: Snapshot) -> Change[None]:
+        disk.ltm.memories[1].status = "forgotten"
+        return Change(result=None, ltm=disk.ltm)
+
+    commit(files, forget)
+    env = {
+        "MEMTEST_STATE_DIR": str(state),
+        "MEMTEST_ENV_FILE": os.environ["MEMTEST_ENV_FILE"],
+        "MEMTEST_RETRIEVER": "lexical",
+    }
+    exported = run_cli("memory", "export", "--all", env=env)
+    assert exported.returncode == 0, exported.stderr
+    dump = tmp_path / "memories.jsonl"
+    dump.write_text(exported.stdout)
+    imported = run_cli("memory", "import", str(dump), env={**env, "MEMTEST_STORE": pg_url})
+    assert imported.returncode == 0, imported.stderr
+    assert (
+        observe(pgstore.PostgresStore(pg_url, store.DEFAULT_USER))["memories"]
+        == (observe(files)["memories"])
+    )
