@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 
 $(PY):
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[test,semantic]' ruff
+	$(PY) -m pip install -q -e '.[test,semantic]' ruff mypy
 
 .PHONY: test lint bench demo
 test: $(PY)
@@ -13,6 +13,7 @@ test: $(PY)
 lint: $(PY)
 	$(PY) -m ruff check pipeline tests benchmarks demo memory_test.py
 	$(PY) -m ruff format --check pipeline tests benchmarks demo memory_test.py
+	$(PY) -m mypy pipeline
 
 demo: $(PY)
 	$(PY) demo/seed_demos.py

@@ -105,7 +105,7 @@ def apply_decisions(
         if decision.verdict != "accepted" or decision.memory_id is None:
             continue
         memory = editable(decision.memory_id)
-        before = {"content": memory.content, "confidence": memory.confidence}
+        previous = {"content": memory.content, "confidence": memory.confidence}
         if revision.action == "revise" and revision.new_content is not None:
             memory.content = revision.new_content.strip()
             event = "revised"
@@ -121,11 +121,11 @@ def apply_decisions(
                 event=event,
                 turn_id=turn_id,
                 reason=revision.reason,
-                before=before,
+                before=previous,
                 after=after,
             )
         )
-        writes.append({"event": event, "memory_id": memory.id, "before": before, "after": after})
+        writes.append({"event": event, "memory_id": memory.id, "before": previous, "after": after})
 
     return Applied(
         GateResult(candidates=decided, revisions=list(result.revisions)), writes, history

@@ -9,10 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .config import Settings, load_settings, require_api_key
+from .cli import program_name
+from .config import Locations, load_settings, require_api_key
 from .credentials import redact
 from .errors import MemtestError, as_error
+
+if TYPE_CHECKING:
+    from .api import Memory
+    from .reflect import Completer
 
 HELP = """\
 /memories       list this user's memories
@@ -24,46 +31,54 @@ HELP = """\
 /quit           leave (Ctrl-D and Ctrl-C also leave)"""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
+    """The chat's command line; the help names the default folders."""
+    where = Locations.find(project_dir)
     parser = argparse.ArgumentParser(
-        prog="memory_test.py chat",
+        prog=f"{program_name(project_dir)} chat",
         description="Talk with the assistant, one turn per line. " + HELP.splitlines()[0],
         epilog="commands inside the chat:\n" + HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--state-dir", metavar="DIR", help="state folder")
+    parser.add_argument(
+        "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
+    )
     parser.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
     parser.add_argument("--session", metavar="ID", help="a named session")
-    parser.add_argument("--env-file", metavar="PATH", help="settings file instead of .env")
+    parser.add_argument(
+        "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
+    )
     parser.add_argument("--show-trace", action="store_true", help="start with the trace on")
     return parser
 
 
-def main(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
+    args = build_parser(project_dir).parse_args(argv)
     try:
         settings = load_settings(
-            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+            state_dir=args.state_dir,
+            env_file=args.env_file,
+            user=args.user,
+            session=args.session,
+            project_dir=project_dir,
         )
         require_api_key(settings)
     except MemtestError as exc:
         print(f"memory-test: error: {redact(str(exc))}", file=sys.stderr)
         return exc.exit_code
+    from .api import Memory
     from .llm import ChatModel
 
+    memory = Memory(settings=settings)
+    memory.keep_warm()  # the embedder and vector cache, kept for every turn
     with ChatModel(settings) as model:
-        return _loop(settings, model, trace=args.show_trace)
+        return _loop(memory, model, trace=args.show_trace)
 
 
-def _loop(settings: Settings, model: object, *, trace: bool) -> int:
-    from .turn import run_turn
-    from .warm import WarmMemory
-
-    warm = WarmMemory(settings)  # the embedder and vector cache, kept for every turn
-
+def _loop(memory: Memory, model: Completer, *, trace: bool) -> int:
     interactive = sys.stdin.isatty()
     print(
-        f"memory-test chat · user {settings.user_id} · /help for commands · Ctrl-D to leave",
+        f"memory-test chat · user {memory.user_id} · /help for commands · Ctrl-D to leave",
         file=sys.stderr,
     )
     while True:
@@ -75,17 +90,15 @@ def _loop(settings: Settings, model: object, *, trace: bool) -> int:
         if not line:
             continue
         if line.startswith("/"):
-            trace, leave = _command(line, settings, trace)
+            trace, leave = _command(line, memory, trace)
             if leave:
                 return 0
             continue
         try:
-            report = run_turn(
+            result = memory.turn(
                 line,
-                settings,
-                model=model,  # type: ignore[arg-type]
+                model=model,
                 on_answer=lambda answer: print(f"assistant> {redact(answer)}", flush=True),
-                warm=warm,
             )
         except (MemtestError, OSError) as exc:
             print(f"memory-test: error: {redact(str(as_error(exc)))}", file=sys.stderr)
@@ -94,15 +107,14 @@ def _loop(settings: Settings, model: object, *, trace: bool) -> int:
             print("\n(interrupted; this turn was not saved)", file=sys.stderr)
             return 0
         if trace:
-            print(report.format_trace(), file=sys.stderr)
-        elif report.memory_step == "skipped":
-            print(f"(memory step skipped: {report.memory_step_note})", file=sys.stderr)
+            print(result.report.format_trace(), file=sys.stderr)
+        elif result.memory_step == "skipped":
+            print(f"(memory step skipped: {result.report.memory_step_note})", file=sys.stderr)
 
 
-def _command(line: str, settings: Settings, trace: bool) -> tuple[bool, bool]:
+def _command(line: str, memory: Memory, trace: bool) -> tuple[bool, bool]:
     """Run a slash command; returns (trace on?, leave?)."""
     name, _, rest = line.partition(" ")
-    state = settings.store
     try:
         if name == "/quit":
             return trace, True
@@ -112,15 +124,16 @@ def _command(line: str, settings: Settings, trace: bool) -> tuple[bool, bool]:
         elif name == "/memories":
             from .commands import list_memories
 
-            _, text = list_memories(settings, argparse.Namespace(all=False, type=None))
+            _, text = list_memories(memory, argparse.Namespace(all=False, type=None))
             print(text)
         elif name == "/session-clear":
-            print(_cleared_session(state.clear_session(lock_timeout=settings.lock_timeout)))
+            print(_cleared_session(memory.clear(memory=False, session=True).turns))
         elif name == "/memory-clear":
-            print(_cleared_memory(state.clear_memory(lock_timeout=settings.lock_timeout)))
+            print(_cleared_memory(memory.clear(memory=True).memories))
         elif name == "/reset":
-            print(_cleared_session(state.clear_session(lock_timeout=settings.lock_timeout)))
-            print(_cleared_memory(state.clear_memory(lock_timeout=settings.lock_timeout)))
+            cleared = memory.clear(memory=True, session=True)
+            print(_cleared_session(cleared.turns))
+            print(_cleared_memory(cleared.memories))
         elif name == "/help":
             print(HELP)
         else:
@@ -130,11 +143,11 @@ def _command(line: str, settings: Settings, trace: bool) -> tuple[bool, bool]:
     return trace, False
 
 
-def _cleared_session(turns: int) -> str:
+def _cleared_session(turns: int | None) -> str:
     return f"(session cleared: {turns} turns)" if turns else "(the session is already empty)"
 
 
-def _cleared_memory(count: int) -> str:
+def _cleared_memory(count: int | None) -> str:
     return (
         f"(long-term memory cleared: {count} memories)"
         if count

@@ -6,18 +6,22 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
-from .config import VARIABLES, load_settings
+from .config import VARIABLES, Locations, load_settings
 from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 DESCRIPTION = """\
-One turn of a memory-aware assistant. Reads the session (state/session.json) and long-term
-memory (state/ltm.json), asks the model for an answer, prints it, then asks the model what
-is worth remembering and lets a programmatic gate decide what is written."""
+One turn of a memory-aware assistant. Reads the session (session.json) and long-term
+memory (ltm.json) in the state folder, asks the model for an answer, prints it, then asks
+the model what is worth remembering and lets a programmatic gate decide what is written.
+
+state folder: {state_dir}
+settings:     {env_file}"""
 
 EPILOG = """\
 commands (each has --help):
@@ -29,7 +33,7 @@ commands (each has --help):
 exit codes: 0 turn done (also when the memory step was skipped), 1 the turn failed,
 2 usage or configuration error.
 
-configuration (environment or the project's .env; the environment wins):
+configuration (environment or .env; the environment wins):
 """ + "\n".join(
     f"  {name:<31} {text} (default: {default})" for name, (text, default) in VARIABLES.items()
 )
@@ -43,10 +47,17 @@ class Parser(argparse.ArgumentParser):
         raise ArgumentError(f"{message} (see {self.prog} --help)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def program_name(project_dir: Path | None) -> str:
+    """How the user started us: the checkout's script or the installed command."""
+    return "memory_test.py" if project_dir else "memory-test"
+
+
+def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
+    """The turn's command line; the help names the default folders of this installation."""
+    where = Locations.find(project_dir)
     parser = Parser(
-        prog="memory_test.py",
-        description=DESCRIPTION,
+        prog=program_name(project_dir),
+        description=DESCRIPTION.format(state_dir=where.state_dir, env_file=where.env_file),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -60,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--new-session",
         action="store_true",
-        help="archive the current session to state/sessions/ and start a new one",
+        help="archive the current session to sessions/ in the state folder and start a new one",
     )
     parser.add_argument(
         "--dry-run-memory",
@@ -79,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="print one JSON object with the answer and all decisions instead of the plain answer",
     )
     parser.add_argument(
-        "--state-dir", metavar="DIR", help="state folder (default: MEMTEST_STATE_DIR or ./state)"
+        "--state-dir",
+        metavar="DIR",
+        help=f"state folder (default: MEMTEST_STATE_DIR or {where.state_dir})",
     )
     parser.add_argument(
         "--user",
@@ -94,41 +107,48 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--env-file",
         metavar="PATH",
-        help="read settings from this file instead of the project's .env",
+        help=f"read settings from this file instead of {where.env_file}",
     )
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) -> int:
+    """Run the command line. `project_dir` is given by memory_test.py in a checkout (state
+    and .env there); the installed `memory-test` command leaves it out (XDG folders)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("memory", "session", "reset"):
         from .commands import main as run_command  # no model, no openai import
 
-        return run_command(argv)
+        return run_command(argv, project_dir=project_dir)
     if argv and argv[0] == "chat":
         from .chat import main as run_chat
 
-        return run_chat(argv[1:])
+        return run_chat(argv[1:], project_dir=project_dir)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(project_dir).parse_args(argv)
     except ArgumentError as exc:
         return usage_failure(exc, json_wanted="--json" in argv)
     report = None
     try:
         settings = load_settings(
-            state_dir=args.state_dir, env_file=args.env_file, user=args.user, session=args.session
+            state_dir=args.state_dir,
+            env_file=args.env_file,
+            user=args.user,
+            session=args.session,
+            project_dir=project_dir,
         )
         user_input = read_input(args.input, max_bytes=settings.max_input_bytes)
 
-        from .turn import new_report, run_turn
+        from .api import Memory
+        from .turn import new_report
 
+        # Filled as the turn goes, so a failed turn still reports what it did (--json).
         report = new_report(settings, dry_run=args.dry_run_memory, new_session=args.new_session)
-        run_turn(
+        Memory(settings=settings).turn(
             user_input,
-            settings,
-            start_new_session=args.new_session,
+            new_session=args.new_session,
             dry_run=args.dry_run_memory,
-            on_answer=(lambda _answer: None) if args.json else _print_answer,
+            on_answer=None if args.json else _print_answer,
             report=report,
         )
     except (MemtestError, OSError) as exc:

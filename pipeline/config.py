@@ -1,7 +1,10 @@
-"""Configuration: command-line argument, then environment, then the project's .env, then default.
+"""Configuration: command-line argument, then environment, then .env, then default.
 
-`.env` is read from the project folder only (or the file named by --env-file /
-MEMTEST_ENV_FILE), never from parent folders, and it never overrides the environment.
+Run from a checkout (`python memory_test.py`), state and `.env` default to the project
+folder; installed as the `memory-test` command, to the user's XDG data and config folders
+(see `Locations`). `.env` is read from that one place only (or the file named by
+--env-file / MEMTEST_ENV_FILE), never from parent folders, and it never overrides the
+environment.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from .models import Policy
 if TYPE_CHECKING:
     from .store import StatePaths, Store
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+APP_NAME = "memory-test"
 DEFAULT_BASE_URL = "https://api.moonshot.ai/v1"
 # kimi-k2.6 is the current general model in Moonshot's docs (2026-11); its sampling
 # parameters are fixed, so none are sent.
@@ -57,6 +60,8 @@ class Settings:
     max_input_kb: float = 64.0
     store_url: str | None = None
     policy: Policy = field(default_factory=Policy)
+    # The .env this configuration looked for (named in the message when the key is missing).
+    env_file: Path | None = None
 
     @property
     def paths(self) -> StatePaths:
@@ -102,12 +107,52 @@ class Settings:
         return self.thinking == "disabled"
 
 
+@dataclass(frozen=True)
+class Locations:
+    """Where the state folder and `.env` are when nothing else names them."""
+
+    state_dir: Path
+    env_file: Path
+
+    @classmethod
+    def checkout(cls, project_dir: Path) -> Locations:
+        """A source checkout: `state/` and `.env` in the project folder."""
+        return cls(state_dir=project_dir / "state", env_file=project_dir / ".env")
+
+    @classmethod
+    def installed(cls, environ: Mapping[str, str] | None = None) -> Locations:
+        """An installed command: $XDG_DATA_HOME/memory-test (~/.local/share/memory-test)
+        and $XDG_CONFIG_HOME/memory-test/.env (~/.config/memory-test/.env)."""
+        env = os.environ if environ is None else environ
+        return cls(
+            state_dir=_xdg_folder(env, "XDG_DATA_HOME", ".local/share") / APP_NAME,
+            env_file=_xdg_folder(env, "XDG_CONFIG_HOME", ".config") / APP_NAME / ".env",
+        )
+
+    @classmethod
+    def find(cls, project_dir: Path | None, environ: Mapping[str, str] | None = None) -> Locations:
+        """The checkout's folders when the entry point named one, else the installed ones."""
+        return cls.checkout(project_dir) if project_dir else cls.installed(environ)
+
+
+def _xdg_folder(environ: Mapping[str, str], name: str, fallback: str) -> Path:
+    # The XDG spec says a relative value is invalid and must be ignored.
+    value = environ.get(name, "").strip()
+    if value and Path(value).is_absolute():
+        return Path(value)
+    home = environ.get("HOME", "").strip()
+    return (Path(home) if home else Path.home()) / fallback
+
+
 # name: (help, default) — the README's configuration table is this list.
 VARIABLES: dict[str, tuple[str, str]] = {
     "MOONSHOT_API_KEY": ("API key for the endpoint (required for turns)", "—"),
     "MEMTEST_BASE_URL": ("OpenAI-compatible endpoint", DEFAULT_BASE_URL),
     "MEMTEST_MODEL": ("model name", DEFAULT_MODEL),
-    "MEMTEST_STATE_DIR": ("state folder", "state/ in the project folder"),
+    "MEMTEST_STATE_DIR": (
+        "state folder",
+        "state/ in a checkout; installed: $XDG_DATA_HOME/memory-test",
+    ),
     "MEMTEST_STORE": (
         "postgresql://… keeps memory and sessions in PostgreSQL (extra `postgresql`); "
         "unset: JSON files in the state folder",
@@ -136,7 +181,10 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_LOCK_TIMEOUT": ("seconds to wait for the state lock", "30"),
     "MEMTEST_MAX_STATE_MB": ("largest state file or import read, in MB", "256"),
     "MEMTEST_MAX_INPUT_KB": ("largest input of one turn, in KB (UTF-8)", "64"),
-    "MEMTEST_ENV_FILE": ("the .env file to read instead of the project's", ".env"),
+    "MEMTEST_ENV_FILE": (
+        "the .env file to read instead of the default one",
+        ".env in a checkout; installed: $XDG_CONFIG_HOME/memory-test/.env",
+    ),
 }
 
 
@@ -187,16 +235,22 @@ def load_settings(
     user: str | None = None,
     session: str | None = None,
     environ: Mapping[str, str] | None = None,
+    project_dir: Path | None = None,
 ) -> Settings:
-    """Resolve settings; raise ConfigError naming the variable when a value is unusable."""
+    """Resolve settings; raise ConfigError naming the variable when a value is unusable.
+
+    `project_dir` is the source checkout the program runs from (memory_test.py passes it);
+    without it, the defaults are the installed command's XDG folders.
+    """
     env = dict(os.environ if environ is None else environ)
+    defaults = Locations.find(project_dir, env)
     if env_file:
         path, named_as = Path(env_file), f"--env-file {env_file}"
     elif env.get("MEMTEST_ENV_FILE"):
         path = Path(env["MEMTEST_ENV_FILE"])
         named_as = f"MEMTEST_ENV_FILE={path}"
     else:
-        path, named_as = PROJECT_DIR / ".env", None
+        path, named_as = defaults.env_file, None
     file_values = read_env_file(path, named_as=named_as)
     source = {**file_values, **env}
 
@@ -230,7 +284,7 @@ def load_settings(
         raise ConfigError(f"MEMTEST_BASE_URL={base_url!r} is not an http(s) URL")
     if state_dir is not None and not state_dir.strip():
         raise UsageError("--state-dir needs a folder name (it was empty)")
-    folder = state_dir or text("MEMTEST_STATE_DIR", "") or str(PROJECT_DIR / "state")
+    folder = state_dir or text("MEMTEST_STATE_DIR", "") or str(defaults.state_dir)
     source_name = "--state-dir" if state_dir else "MEMTEST_STATE_DIR"
     try:
         state_path = Path(folder).expanduser()
@@ -284,6 +338,7 @@ def load_settings(
         max_input_kb=number("MEMTEST_MAX_INPUT_KB", 64.0, float, 0.001, 1e6),
         store_url=store_url,
         policy=policy,
+        env_file=path,
     )
 
 
@@ -293,6 +348,6 @@ def require_api_key(settings: Settings) -> str:
         return settings.api_key
     raise ConfigError(
         "MOONSHOT_API_KEY is not set. Put MOONSHOT_API_KEY=sk-... in "
-        f"{PROJECT_DIR / '.env'} (see .env.example), export it in your shell, "
+        f"{settings.env_file or '.env'} (see .env.example), export it in your shell, "
         "or pass --env-file PATH."
     )

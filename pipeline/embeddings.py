@@ -20,6 +20,7 @@ from .errors import ConfigError
 if TYPE_CHECKING:
     import numpy as np
 
+    from .retrieval import Embeds
     from .store import Store
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -124,7 +125,7 @@ def content_key(text: str) -> str:
 
 def vectors_for(
     texts: list[str],
-    embedder: Embedder,
+    embedder: Embeds,
     cache: dict[str, np.ndarray],
     *,
     progress_label: str | None = None,
@@ -152,7 +153,7 @@ def vectors_for(
 
 
 def cached_vectors(
-    state: Store, texts: list[str], embedder: Embedder, *, save_lock_timeout: float | None
+    state: Store, texts: list[str], embedder: Embeds, *, save_lock_timeout: float | None
 ) -> tuple[np.ndarray, int, int]:
     """Rows for `texts` from the store's vector cache, embedding what is missing.
 
@@ -167,7 +168,7 @@ def cached_vectors(
     return matrix, len(current) - embedded, embedded
 
 
-def embed_new(state: Store, texts: list[str], embedder: Embedder, *, lock_timeout: float) -> int:
+def embed_new(state: Store, texts: list[str], embedder: Embeds, *, lock_timeout: float) -> int:
     """Embed those of `texts` the store's vector cache lacks, in batches, and save them.
 
     Every writer calls this for what it wrote (a turn, add, import, restore, approve), so

@@ -23,6 +23,10 @@ class StateError(MemtestError):
     """State on disk that this version must not touch (e.g. a newer schema_version)."""
 
 
+class NotFound(MemtestError):
+    """No memory with that id for this user."""
+
+
 class LockTimeout(MemtestError):
     """Another process held the state lock for longer than the configured timeout."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .config import Settings, require_api_key
 from .errors import LLMConfigError, LLMError
@@ -20,6 +21,15 @@ if TYPE_CHECKING:
     from tenacity import RetryCallState
 
 QUOTA_EXHAUSTED = "exceeded_current_quota_error"
+
+
+class _ErrorInfo(TypedDict):
+    """What every LLMError carries besides its message."""
+
+    status: int | None
+    error_type: str | None
+    request_id: str | None
+    attempts: int
 
 
 @dataclass
@@ -55,8 +65,19 @@ class ChatModel:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def complete(self, messages: list[dict[str, str]], *, json_mode: bool = False) -> Completion:
-        """One chat completion; raise LLMError (or LLMConfigError) when it fails for good."""
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_mode: bool = False,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> Completion:
+        """One chat completion; raise LLMError (or LLMConfigError) when it fails for good.
+
+        With `on_delta` the reply is streamed and each piece of text is passed to it as it
+        arrives. Failures before the first piece are retried as usual; once text has been
+        shown a retry would show it twice, so a stream that breaks is a failed call.
+        """
         from tenacity import (
             Retrying,
             retry_if_exception,
@@ -80,10 +101,22 @@ class ChatModel:
             reraise=True,
         )
         started = time.monotonic()
+        if on_delta is not None:
+            kwargs["stream"] = True
+            kwargs["stream_options"] = {"include_usage": True}
+        shown: list[str] = []
         try:
             for attempt in retrying:
                 with attempt:
                     response = self._client.chat.completions.create(**kwargs)
+                    if on_delta is not None:
+                        return self._read_stream(response, on_delta, shown, retrying, started)
+        except _StreamBroken as exc:
+            raise LLMError(
+                f"The answer from {self.settings.endpoint_host} broke off after "
+                f"{len(''.join(shown))} characters ({exc}); nothing was saved.",
+                attempts=retrying.statistics.get("attempt_number", 1),
+            ) from exc
         except Exception as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
             raise self._explain(exc, attempts, time.monotonic() - started) from exc
@@ -101,12 +134,54 @@ class ChatModel:
             text=text, attempts=attempts, seconds=time.monotonic() - started, usage=usage
         )
 
+    def _read_stream(
+        self,
+        stream: Any,
+        on_delta: Callable[[str], None],
+        shown: list[str],
+        retrying: Any,
+        started: float,
+    ) -> Completion:
+        """Pass each piece of a streamed reply to `on_delta`; the whole reply at the end."""
+        usage: dict[str, int] = {}
+        finished = False
+        try:
+            for chunk in stream:
+                if getattr(chunk, "usage", None) is not None:
+                    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+                        value = getattr(chunk.usage, key, None)
+                        if isinstance(value, int):
+                            usage[key] = value
+                for choice in chunk.choices or []:
+                    piece = getattr(choice.delta, "content", None) or ""
+                    if piece:
+                        shown.append(piece)
+                        on_delta(piece)
+                    finished = finished or choice.finish_reason is not None
+        except Exception as exc:
+            if not shown:
+                raise  # nothing shown yet: retried like any failed call
+            raise _StreamBroken(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            stream.close()
+        if not finished:
+            if not shown:
+                raise _StreamBroken("the stream ended before any text")
+            raise _StreamBroken("the stream ended before the model finished")
+        return Completion(
+            text="".join(shown),
+            attempts=retrying.statistics.get("attempt_number", 1),
+            seconds=time.monotonic() - started,
+            usage=usage,
+        )
+
     def _wait(self, state: RetryCallState) -> float:
         """Jittered exponential backoff, at least a 429's Retry-After, capped by config."""
         cap = self.settings.retry_max_wait
         if cap <= 0:
             return 0.0
-        backoff = min(cap, 2 ** (state.attempt_number - 1)) * random.uniform(0.5, 1.0)
+        attempt: int = state.attempt_number
+        backoff = min(cap, 2.0 ** (attempt - 1)) * random.uniform(0.5, 1.0)
         exc = state.outcome.exception() if state.outcome else None
         retry_after = _retry_after_seconds(exc)
         return min(cap, max(backoff, retry_after or 0.0))
@@ -120,7 +195,7 @@ class ChatModel:
         kind = getattr(exc, "type", None)
         request_id = getattr(exc, "request_id", None)
         detail = _server_message(exc)
-        info = {
+        info: _ErrorInfo = {
             "status": status,
             "error_type": kind,
             "request_id": request_id,
@@ -181,6 +256,10 @@ class ChatModel:
         return LLMError(f"The call to {host} failed: {type(exc).__name__}: {exc}", **info)
 
 
+class _StreamBroken(Exception):
+    """A streamed reply stopped after part of it was shown."""
+
+
 def is_transient(exc: BaseException) -> bool:
     """Worth another attempt: connection trouble, timeouts, 429 (not quota), 5xx."""
     import openai
@@ -204,5 +283,5 @@ def _retry_after_seconds(exc: BaseException | None) -> float | None:
 def _server_message(exc: BaseException) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]
+        return str(body["message"])
     return str(getattr(exc, "message", exc))

@@ -157,27 +157,27 @@ def connection(url: str) -> psycopg.Connection[Any]:
     conn = _connections.get(url)
     if conn is not None and not conn.closed and not conn.broken:
         return conn
-    psycopg = _psycopg()
+    driver = _psycopg()
     try:
-        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
+        opened: psycopg.Connection[Any] = driver.connect(url, autocommit=True, connect_timeout=10)
+    except driver.Error as exc:
         raise StateError(
             f"Cannot connect to the PostgreSQL store {redacted(url)}: {_first_line(exc)}. "
             "Check MEMTEST_STORE and that the server is running; nothing was changed."
         ) from None
     try:
-        _migrate(conn, url)
+        _migrate(opened, url)
     except StateError:
-        conn.close()
+        opened.close()
         raise
-    except psycopg.Error as exc:
-        conn.close()
+    except driver.Error as exc:
+        opened.close()
         raise StateError(
             f"Cannot set up the tables of the PostgreSQL store {redacted(url)}: "
             f"{_first_line(exc)}. Nothing was changed."
         ) from None
-    _connections[url] = conn
-    return conn
+    _connections[url] = opened
+    return opened
 
 
 def _first_line(exc: BaseException) -> str:
@@ -559,13 +559,13 @@ class _Tx:
 
     def run(self, query: str, params: tuple[Any, ...] = ()) -> psycopg.Cursor[Any]:
         _hook(query)
-        return self.conn.execute(query, params)  # type: ignore[arg-type]
+        return self.conn.execute(query, params)
 
     def many(self, query: str, rows: list[tuple[Any, ...]]) -> None:
         if rows:
             _hook(query)
             with self.conn.cursor() as cursor:
-                cursor.executemany(query, rows)  # type: ignore[arg-type]
+                cursor.executemany(query, rows)
 
 
 def _ensure_user(tx: _Tx, user: str) -> None:

@@ -1,23 +1,25 @@
-"""Prompt templates live in prompts/*.md with {{named}} placeholders; this renders them."""
+"""Prompt templates live in pipeline/templates/*.md with {{named}} placeholders; this renders them.
+
+They are package data, read with importlib.resources, so an installed wheel finds them too.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from functools import cache
+from importlib.resources import files
 
-from .config import PROJECT_DIR
 from .models import Message
 from .retrieval import Retrieved, format_memory
 
-PROMPTS_DIR = PROJECT_DIR / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 REFLECTION_RECENT_TURNS = 3
 
 
 @cache
 def _template(name: str) -> str:
-    return (PROMPTS_DIR / f"{name}.md").read_text(encoding="utf-8")
+    return files("pipeline").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")
 
 
 def render(name: str, **values: str) -> str:

@@ -159,10 +159,10 @@ class TurnReport:
                 f"      [{c.type}/{c.subject} {c.confidence:.2f} {c.action}] {_short(c.content)}"
             )
         for d in self.result.revisions:
-            r = self.revisions[d.index]
+            revision = self.revisions[d.index]
             lines.append(
                 f"  revision {d.index + 1}: {d.verdict.upper()} ({d.reason}) "
-                f"{r.action} {r.target_id}"
+                f"{revision.action} {revision.target_id}"
                 + (f"={d.memory_id}" if d.memory_id else "")
                 + (f" · {d.detail}" if d.detail else "")
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -65,9 +65,14 @@ _OTHER_PEOPLE = frozenset(
 
 
 class Embeds(Protocol):
-    model_id: str
+    """What retrieval, the judge and the vector cache need of an embedder."""
 
-    def embed(self, texts: list[str]) -> np.ndarray: ...
+    @property
+    def model_id(self) -> str: ...
+
+    def embed(
+        self, texts: list[str], *, progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -328,7 +333,8 @@ class MemoryIndex:
         if not tokens(query) and not any(tokens(h) for h in history):
             return None  # nothing to embed: no signal at all
         text = query if not history else f"{query} ({' '.join(history[-1:])})"
-        return self.vectors @ self.embedder.embed([text])[0]
+        cosines: np.ndarray = self.vectors @ self.embedder.embed([text])[0]
+        return cosines
 
     def _selection_mode(
         self, named: set[str], lexical: list[float], semantic: np.ndarray | None
@@ -360,7 +366,8 @@ def semantic_relevance(
     import numpy as np
 
     boost = LEXICAL_WEIGHT * coverage**COVERAGE_POWER
-    return np.maximum(cosine, 0.0) + boost + SELF_BONUS * about_user
+    relevance: np.ndarray = np.maximum(cosine, 0.0) + boost + SELF_BONUS * about_user
+    return relevance
 
 
 # Words for the same relation: a question about "my spouse" prefers memories about the

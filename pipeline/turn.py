@@ -51,14 +51,17 @@ def run_turn(
     clock: Callable[[], datetime] = utcnow,
     report: TurnReport | None = None,
     warm: WarmMemory | None = None,
+    answer: str | None = None,
 ) -> TurnReport:
     """Run one turn; the answer goes to `on_answer` as soon as it exists, before reflection.
 
     `warm` (chat, or any process that runs many turns) keeps the embedder and the vector
-    cache between turns instead of building them again.
+    cache between turns instead of building them again. A given `answer` (an exchange
+    answered elsewhere, `Memory.remember`) skips the answer call: only the reflection runs.
+    The API key is needed only when no `model` is given and one is built here.
     """
-    require_api_key(settings)  # fail fast, before any work
     if model is None:
+        require_api_key(settings)  # fail fast, before any work
         with ChatModel(settings) as owned:
             return run_turn(
                 user_input,
@@ -70,6 +73,7 @@ def run_turn(
                 clock=clock,
                 report=report,
                 warm=warm,
+                answer=answer,
             )
     report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
     state_store, started = settings.store, clock()
@@ -97,10 +101,10 @@ def run_turn(
             exclude=requests.forget_ids,
             warm=warm,
         )
-    with report.stage("answer"):
-        answer = report.response = respond(
-            model, used, session, user_input, report, actions=requests.actions
-        )
+    if answer is None:
+        with report.stage("answer"):
+            answer = respond(model, used, session, user_input, report, actions=requests.actions)
+    report.response = answer
     answered = clock()
     on_answer(answer)
     with report.stage("reflect"):

@@ -2,7 +2,9 @@
 
 Steps are queued (`reply`, `error`, `raw`, each optionally delayed) and served in order;
 when the queue is empty a `responder` function, if set, answers from the request itself.
-Every request body is recorded in `requests`.
+Every request body is recorded in `requests`. A request with `"stream": true` gets a
+reply as server-sent events, a few words per chunk; `cut_stream` scripts a stream whose
+connection drops after some chunks.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ class Step:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    # For a streamed reply: drop the connection after this many content chunks.
+    cut_after: int | None = None
 
 
 def completion_body(text: str, *, prompt_tokens: int = 11, completion_tokens: int = 7) -> bytes:
@@ -63,6 +67,38 @@ def error_step(
 ) -> Step:
     body = json.dumps({"error": {"type": error_type, "message": message}}).encode()
     return Step(status, body, {"content-type": "application/json", **(headers or {})}, delay)
+
+
+def stream_events(step: Step) -> list[bytes]:
+    """A 200 completion body as the server-sent events of a streamed reply: the text a few
+    words per chunk, then the finish reason, the usage and `[DONE]`."""
+    body = json.loads(step.body)
+    text = body["choices"][0]["message"]["content"]
+    words = text.split(" ")
+    pieces = [" ".join(words[i : i + 3]) + " " for i in range(0, len(words), 3)]
+    pieces[-1] = pieces[-1][:-1]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
+        event = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": body["created"],
+            "model": "scripted",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+        return b"data: " + json.dumps(event).encode() + b"\n\n"
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": piece}) for piece in pieces]
+    if step.cut_after is not None:
+        return events[: step.cut_after + 1]
+    events.append(chunk({}, "stop"))
+    usage = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0}
+    usage |= {"model": "scripted", "choices": [], "usage": body["usage"]}
+    events.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
+    events.append(b"data: [DONE]\n\n")
+    return events
 
 
 def is_reflection(request: dict[str, Any]) -> bool:
@@ -117,6 +153,13 @@ class ScriptedLLM:
         self.steps.append(error_step(status, error_type, message, headers=headers, delay=delay))
         return self
 
+    def cut_stream(self, text: str, *, after: int) -> ScriptedLLM:
+        """A streamed reply whose connection drops after `after` content chunks."""
+        step = reply_step(text)
+        step.cut_after = after
+        self.steps.append(step)
+        return self
+
     def raw(self, status: int, body: str, content_type: str = "application/json") -> ScriptedLLM:
         self.steps.append(Step(status, body.encode(), {"content-type": content_type}))
         return self
@@ -148,6 +191,9 @@ class ScriptedLLM:
                 step = server._next_step(request)
                 if step.delay:
                     time.sleep(step.delay)
+                if request.get("stream") and step.status == 200:
+                    self._stream(step)
+                    return
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.send_response(step.status)
                     for key, value in step.headers.items():
@@ -155,6 +201,18 @@ class ScriptedLLM:
                     self.send_header("content-length", str(len(step.body)))
                     self.end_headers()
                     self.wfile.write(step.body)
+
+            def _stream(self, step: Step) -> None:
+                events = stream_events(step)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("connection", "close")
+                    self.end_headers()
+                    for event in events:
+                        self.wfile.write(event)
+                        self.wfile.flush()
+                self.close_connection = True
 
             def log_message(self, format: str, *args: object) -> None:
                 pass

@@ -50,6 +50,22 @@ def history(state_dir: Path, memory_id: str, user: str = "default-user") -> list
     return [h.event for h in store.read_history(paths, store.load(paths, now=NOW).ltm, memory_id)]
 
 
+def test_a_command_says_when_it_moved_an_unreadable_file_aside(
+    env: dict[str, str], state_dir: Path
+) -> None:
+    """A command that finds ltm.json unreadable moves it aside, says so on stderr, and
+    answers from an empty memory; stdout carries only its answer."""
+    state_dir.mkdir(parents=True)
+    (state_dir / "ltm.json").write_text("{not json")
+    result = cli(env, "memory", "list")
+    assert result.returncode == 0
+    assert result.stdout == "No memories for default-user.\n"
+    assert "memory-test: warning: ltm.json could not be read" in result.stderr
+    ltm_files = [p.name for p in state_dir.iterdir() if p.name.startswith("ltm.json")]
+    assert len(ltm_files) == 1
+    assert ltm_files[0].startswith("ltm.json.corrupt-")
+
+
 def test_commands_never_import_openai(env: dict[str, str]) -> None:
     """Managing memory starts fast: the openai package is not even imported."""
     result = subprocess.run(
@@ -316,6 +332,7 @@ def test_export_then_import_round_trips_every_field(
     import argparse
 
     from pipeline import commands
+    from pipeline.api import Memory as Library
     from pipeline.config import load_settings
     from pipeline.models import Memory
 
@@ -328,9 +345,13 @@ def test_export_then_import_round_trips_every_field(
     store.transact(
         source.paths, lambda _d: store.Change(result=None, ltm=ltm), now=NOW, lock_timeout=5
     )
-    _, text = commands.export_memories(source, argparse.Namespace(all=True, json=False))
+    _, text = commands.export_memories(
+        Library(settings=source), argparse.Namespace(all=True, json=False)
+    )
     (tmp / "export.jsonl").write_text(text + "\n")
-    commands.import_memories(target, argparse.Namespace(file=str(tmp / "export.jsonl")))
+    commands.import_memories(
+        Library(settings=target), argparse.Namespace(file=str(tmp / "export.jsonl"))
+    )
     imported = store.load(target.paths, now=NOW).ltm
     assert [m.model_dump(mode="json") for m in imported.memories] == [
         m.model_dump(mode="json") for m in memories

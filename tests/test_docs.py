@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 from pipeline.cli import build_parser
 from pipeline.config import VARIABLES
@@ -33,3 +37,32 @@ def test_ci_runs_the_readme_test_command() -> None:
     )
     assert command in README
     assert command in (PROJECT / ".ci" / "run").read_text()
+
+
+def readme_python_example() -> str:
+    """The runnable example of the README's "Use it from Python" section."""
+    section = README.split("## Use it from Python", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_library_example_runs(tmp_path: Path) -> None:
+    """The README's library example runs as written, in a fresh process with no settings
+    in the environment, and prints what its comments say."""
+    script = tmp_path / "example.py"
+    script.write_text(readme_python_example())
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT), "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["accepted mem_0001", "secret"]
+    assert lines[2].startswith("Noted. [")
+    assert "User prefers tea to coffee" in result.stdout
+    assert lines[-1] in ("{'active': 1, 'forgotten': 1}", "{'forgotten': 1, 'active': 1}")

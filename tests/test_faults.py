@@ -190,10 +190,12 @@ def command(*argv: str) -> Callable[[Settings], list[str]]:
         import argparse
 
         from pipeline import commands
+        from pipeline.api import Memory
 
         args = commands.build_parser().parse_args(list(argv))
         assert isinstance(args, argparse.Namespace)
-        commands.HANDLERS[(args.group, getattr(args, "action", None))](settings, args)
+        handler = commands.HANDLERS[(args.group, getattr(args, "action", None))]
+        handler(Memory(settings=settings), args)
         return []
 
     return run
@@ -254,7 +256,7 @@ def test_every_write_failing_leaves_the_state_exactly_before_or_after(
     state is then exactly as before (and SaveFailed said nothing was saved) or exactly as
     after (and the operation reported success), never anything in between."""
     monkeypatch.setattr("pipeline.turn.new_turn_id", lambda: "t-fixed")
-    monkeypatch.setattr("pipeline.commands.utcnow", lambda: NOW)
+    monkeypatch.setattr("pipeline.api.utcnow", lambda: NOW)
     monkeypatch.setattr(
         "pipeline.turn.new_session", lambda now, name=None: new_session(now, name or "s-new")
     )

@@ -164,3 +164,45 @@ def test_other_models_get_no_thinking_parameter(
     llm.reply("hi")
     model(MEMTEST_MODEL="llama3.1").complete(HELLO)
     assert "thinking" not in llm.requests[0]
+
+
+def test_streamed_reply_arrives_in_pieces_and_whole(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
+    """With on_delta the request streams, every piece is passed on in order, and the
+    completion holds the whole text and the usage."""
+    text = "Streaming sends the answer a few words at a time to the terminal."
+    llm.reply(text)
+    pieces: list[str] = []
+    completion = model().complete(HELLO, on_delta=pieces.append)
+    assert llm.requests[0]["stream"] is True
+    assert len(pieces) > 2
+    assert "".join(pieces) == completion.text == text
+    assert completion.usage["total_tokens"] == 18
+
+
+def test_stream_failing_before_any_text_is_retried(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
+    """A 429 before the stream starts is retried as for a plain call; nothing was shown."""
+    llm.error(429, "rate_limit_reached_error").reply("second try")
+    pieces: list[str] = []
+    completion = model().complete(HELLO, on_delta=pieces.append)
+    assert (completion.text, completion.attempts, "".join(pieces)) == (
+        "second try",
+        2,
+        "second try",
+    )
+
+
+def test_stream_that_breaks_off_is_a_failed_call_not_retried(
+    model: Callable[..., ChatModel], llm: ScriptedLLM
+) -> None:
+    """A stream that drops after some text fails the call (a retry would show the text
+    twice), and the message says how much had arrived."""
+    llm.cut_stream("one two three four five six seven eight nine ten", after=2).reply("unused")
+    pieces: list[str] = []
+    with pytest.raises(LLMError, match="broke off after 28 characters"):
+        model().complete(HELLO, on_delta=pieces.append)
+    assert "".join(pieces) == "one two three four five six "
+    assert len(llm.requests) == 1
