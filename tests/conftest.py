@@ -64,6 +64,13 @@ def pg_server() -> Iterator[object]:
 
 
 @pytest.fixture
-def pg_url(pg_server: object) -> str:
-    """The URL of a fresh, empty database on the session's server."""
-    return pg_server.new_database()  # type: ignore[attr-defined]
+def pg_url(pg_server: object) -> Iterator[str]:
+    """The URL of a fresh, empty database on the session's server; this process's
+    connections to it are closed afterwards."""
+    from pipeline import pgstore
+
+    url: str = pg_server.new_database()  # type: ignore[attr-defined]
+    yield url
+    for conn in pgstore._connections.values():
+        conn.close()
+    pgstore._connections.clear()

@@ -150,9 +150,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     if request.param == "file":
         yield _file_backend(tmp_path)
         return
-    url = request.getfixturevalue("pg_url")
-    yield _pg_backend(url)
-    _forget_connections()
+    yield _pg_backend(request.getfixturevalue("pg_url"))
 
 
 # --- Helpers --------------------------------------------------------------------------------
@@ -648,13 +646,25 @@ def test_an_unreachable_server_is_one_line_and_exit_1(tmp_path: Path) -> None:
 
 
 def test_the_cli_runs_turns_and_commands_on_postgresql(pg_url: str, tmp_path: Path) -> None:
-    """A turn, memory add/list/forget/purge and export through the CLI, with MEMTEST_STORE:
-    the memories are in the database and no state file is written."""
+    """Turns (a dry run and a new session too), memory add/list/forget/purge and export
+    through the CLI, with MEMTEST_STORE: the data is in the database and no state file is
+    written."""
     state = tmp_path / "state"
     with ScriptedLLM(responder=echo_responder) as server:
         env = turn_env(server, state, MEMTEST_STORE=pg_url)
         turn = run_cli("-i", "remember: User has a dog named Rex", env=env)
         assert turn.returncode == 0, turn.stderr
+        dry = run_cli("-i", "remember: User hates rain", "--dry-run-memory", env=env)
+        assert dry.returncode == 0, dry.stderr
+        fresh = run_cli("-i", "hello again", "--new-session", env=env)
+        assert fresh.returncode == 0, fresh.stderr
+    conn = pgstore.connection(pg_url)
+    archived = conn.execute("SELECT data FROM archived_sessions").fetchall()
+    assert len(archived) == 1
+    assert len(archived[0][0]["messages"]) == 4  # the first two turns, kept whole
+    session = pgstore.PostgresStore(pg_url, store.DEFAULT_USER).load(now=NOW).session
+    assert session is not None
+    assert [m.content for m in session.messages] == ["hello again", "echo: hello again"]
     added = run_cli("memory", "add", "User lives in Porto", "--type", "identity", env=env)
     assert added.returncode == 0, added.stderr
     listed = run_cli("memory", "list", "--json", env=env)
@@ -762,6 +772,8 @@ def test_a_writer_killed_at_any_instant_leaves_the_database_consistent(pg_url: s
             proc.stdout.readline()  # at least one whole commit
             time.sleep(rng.uniform(0.0, 0.5))
             proc.send_signal(signal.SIGKILL)
+        # The server finishes or rolls back what the dead client sent; wait for that.
+        _wait_for_other_sessions_to_end(pg_url)
         snap = s.load(now=NOW)
         generation = snap.ltm.next_seq
         assert len(snap.ltm.memories) == 1500
@@ -772,6 +784,20 @@ def test_a_writer_killed_at_any_instant_leaves_the_database_consistent(pg_url: s
         assert snap.session is not None
         assert snap.session.session_id == f"gen-{generation}"
     assert generation > 10
+
+
+def _wait_for_other_sessions_to_end(url: str, timeout: float = 30) -> None:
+    conn = pgstore.connection(url)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchone()
+        if row is not None and row[0] == 0:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the killed writer's session did not end")
 
 
 def test_old_timestamps_survive(backend: Backend) -> None:
