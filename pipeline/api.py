@@ -237,12 +237,14 @@ class Memory:
         new_session: bool = False,
         dry_run: bool = False,
         on_answer: Callable[[str], None] | None = None,
+        on_delta: Callable[[str], None] | None = None,
         report: TurnReport | None = None,
     ) -> TurnResult:
         """One turn: recall, answer, reflect, gate, commit. With `model=None` the library
         builds its own client from the settings, and then needs the API key.
 
-        `on_answer` gets the answer as soon as it exists (before reflection); `report`, if
+        `on_answer` gets the answer as soon as it exists (before reflection); with
+        `on_delta` the answer is streamed and each piece goes to it as it arrives; `report`, if
         given, is filled as the turn goes, so a caller still has it when the turn fails."""
         from .turn import new_report, run_turn
 
@@ -255,6 +257,7 @@ class Memory:
             start_new_session=new_session,
             dry_run=dry_run,
             on_answer=on_answer or (lambda _answer: None),
+            on_delta=on_delta,
             model=model,
             report=report,
             warm=self._warm,
@@ -394,6 +397,20 @@ class Memory:
             if (all or m.status == "active") and (not type or m.type == type)
         ]
 
+    def export(self, *, all: bool = False) -> builtins.list[dict[str, Any]]:
+        """Memories as `memory export` writes them: every stored field, and under `history`
+        each memory's whole history, oldest first, so an import elsewhere keeps both."""
+        now = utcnow()
+        ltm = self._load(now)
+        by_memory: dict[str, builtins.list[dict[str, Any]]] = {}
+        for entry in self.settings.store.read_history(ltm):
+            by_memory.setdefault(entry.memory_id, []).append(entry.model_dump(mode="json"))
+        return [
+            {**m.model_dump(mode="json"), EXPORTED_HISTORY: by_memory.get(m.id, [])}
+            for m in ltm.memories
+            if all or m.status == "active"
+        ]
+
     def get(self, memory_id: str) -> MemoryView:
         """One memory, whatever its status; NotFound if this user has no such id."""
         now = utcnow()
@@ -492,11 +509,13 @@ class Memory:
 
     def import_lines(self, handle: IO[bytes], *, name: str) -> builtins.list[GateVerdict]:
         """Add memories from JSON lines (as `memory export` writes them), through the gate,
-        in one commit. A whole exported memory keeps its fields and, when free, its id."""
+        in one commit. A whole exported memory keeps its fields, its history and, when
+        free, its id; the history then records the import as well."""
         candidates: builtins.list[CandidateIn] = []
         originals: builtins.list[dict[str, Any]] = []
         for number, row in _import_rows(handle, name, self.settings.paths.max_bytes):
             try:
+                row = _with_history(row)
                 candidate = CandidateIn(
                     type=row["type"],
                     subject=row.get("subject", "user"),
@@ -507,7 +526,7 @@ class Memory:
                 )
                 # A full row (from `memory export`) must be a valid memory as it stands.
                 if row.keys() >= _FULL_ROW:
-                    fields = {k: v for k, v in row.items() if k not in _COMPUTED}
+                    fields = {k: v for k, v in row.items() if k not in _COMPUTED | {_HISTORY}}
                     validated = StoredMemory.model_validate({**fields, "id": "mem_import"})
                     row = {**row, _VALIDATED: validated}
             except (ValueError, KeyError, TypeError, RecursionError) as exc:
@@ -653,6 +672,8 @@ _Edit = Callable[[StoredMemory, datetime], _Outcome | None]
 _FULL_ROW = {"type", "content", "created_at", "last_reinforced"}
 _COMPUTED = {"current_confidence"}
 _VALIDATED = "\0memory"  # where a full row keeps its validated form (not a JSON key)
+_HISTORY = "\0history"  # and its validated history
+EXPORTED_HISTORY = "history"  # the key under which `memory export` writes a memory's history
 _MEM_ID = re.compile(r"mem_(\d+)")
 
 
@@ -676,6 +697,18 @@ def _import_rows(handle: IO[bytes], name: str, limit: int) -> Iterator[tuple[int
         if not isinstance(row, dict):
             raise UsageError(f"{name} line {number}: not a memory (not an object)")
         yield number, row
+
+
+def _with_history(row: dict[str, Any]) -> dict[str, Any]:
+    """The row without its exported history, which is validated and kept aside."""
+    if EXPORTED_HISTORY not in row:
+        return row
+    row = dict(row)
+    entries = row.pop(EXPORTED_HISTORY)
+    if not isinstance(entries, list):
+        raise ValueError("history is not a list")
+    row[_HISTORY] = [HistoryEntry.model_validate(e) for e in entries]
+    return row
 
 
 def _restore_imported(
@@ -710,6 +743,13 @@ def _restore_imported(
                 ltm.next_seq = max(ltm.next_seq, int(match.group(1)) + 1)
     for entry in applied.history:
         entry.memory_id = renamed.get(entry.memory_id, entry.memory_id)
+    # Each memory's exported history goes before the line that records its import.
+    earlier: list[HistoryEntry] = []
+    for decision, row in zip(applied.result.candidates, originals, strict=True):
+        if decision.verdict == "accepted" and decision.memory_id and row.get(_HISTORY):
+            final_id = renamed.get(decision.memory_id, decision.memory_id)
+            earlier += [h.model_copy(update={"memory_id": final_id}) for h in row[_HISTORY]]
+    applied.history[:0] = earlier
     for write in applied.writes:
         write["memory_id"] = renamed.get(write["memory_id"], write["memory_id"])
     applied.result = GateResult(

@@ -16,6 +16,7 @@ from .cli import program_name
 from .config import Locations, load_settings, require_api_key
 from .credentials import redact
 from .errors import MemtestError, as_error
+from .streaming import AnswerPrinter
 
 if TYPE_CHECKING:
     from .api import Memory
@@ -94,22 +95,33 @@ def _loop(memory: Memory, model: Completer, *, trace: bool) -> int:
             if leave:
                 return 0
             continue
+        # On a terminal the answer streams in; piped, each answer is printed whole.
+        printer = AnswerPrinter(_write_out, prefix="assistant> ")
+        streaming = sys.stdout.isatty()
         try:
             result = memory.turn(
                 line,
                 model=model,
-                on_answer=lambda answer: print(f"assistant> {redact(answer)}", flush=True),
+                on_answer=printer.finish,
+                on_delta=printer.delta if streaming else None,
             )
         except (MemtestError, OSError) as exc:
+            printer.abort()
             print(f"memory-test: error: {redact(str(as_error(exc)))}", file=sys.stderr)
             continue
         except KeyboardInterrupt:
+            printer.abort()
             print("\n(interrupted; this turn was not saved)", file=sys.stderr)
             return 0
         if trace:
             print(result.report.format_trace(), file=sys.stderr)
         elif result.memory_step == "skipped":
             print(f"(memory step skipped: {result.report.memory_step_note})", file=sys.stderr)
+
+
+def _write_out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _command(line: str, memory: Memory, trace: bool) -> tuple[bool, bool]:

@@ -12,6 +12,7 @@ from typing import NoReturn
 from .config import VARIABLES, Locations, load_settings
 from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
+from .streaming import AnswerPrinter
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -90,6 +91,13 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
         help="print one JSON object with the answer and all decisions instead of the plain answer",
     )
     parser.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print the answer as it arrives, a sentence at a time (default: on when "
+        "standard output is a terminal; --json always prints one complete object)",
+    )
+    parser.add_argument(
         "--state-dir",
         metavar="DIR",
         help=f"state folder (default: MEMTEST_STATE_DIR or {where.state_dir})",
@@ -129,6 +137,8 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
     except ArgumentError as exc:
         return usage_failure(exc, json_wanted="--json" in argv)
     report = None
+    stream = not args.json and (sys.stdout.isatty() if args.stream is None else args.stream)
+    printer = AnswerPrinter(_write_out) if stream else None
     try:
         settings = load_settings(
             state_dir=args.state_dir,
@@ -148,14 +158,19 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
             user_input,
             new_session=args.new_session,
             dry_run=args.dry_run_memory,
-            on_answer=None if args.json else _print_answer,
+            on_answer=None if args.json else printer.finish if printer else _print_answer,
+            on_delta=printer.delta if printer else None,
             report=report,
         )
     except (MemtestError, OSError) as exc:
+        if printer:
+            printer.abort()
         error = as_error(exc)
         _finish(args, report, error=error)
         return error.exit_code
     except KeyboardInterrupt:
+        if printer:
+            printer.abort()
         print("memory-test: interrupted; nothing was saved for this turn", file=sys.stderr)
         return EXIT_INTERRUPTED
     _finish(args, report)
@@ -191,6 +206,11 @@ def read_input(raw: str, *, max_bytes: int) -> str:
 
 def _print_answer(answer: str) -> None:
     print(redact(answer), flush=True)
+
+
+def _write_out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | None = None) -> None:

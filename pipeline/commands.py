@@ -240,7 +240,7 @@ def stats(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def export_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
-    rows = [v.memory.model_dump(mode="json") for v in memory.list(all=args.all)]
+    rows = memory.export(all=args.all)
     if args.json:
         return {"memories": rows}, ""
     return None, "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)

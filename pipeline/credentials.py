@@ -215,7 +215,10 @@ def _checksummed(text: str) -> Iterator[Finding]:
 
     for m in _CARD.finditer(text):
         digits = re.sub(r"\D", "", m.group())
-        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+        # No card number starts with 0 (the industry digit) or is one digit repeated, though
+        # "0000000000000" passes Luhn.
+        issued = digits[0] != "0" and len(set(digits)) > 1
+        if 13 <= len(digits) <= 19 and issued and luhn.is_valid(digits):
             yield Finding("card number", m.start(), m.end())
     upper = text.upper()
     for m in _IBAN.finditer(upper):

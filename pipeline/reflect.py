@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -16,8 +17,14 @@ MAX_ERROR_CHARS = 1500
 
 
 class Completer(Protocol):
+    """A chat model. `on_delta` is passed only when the caller wants the answer streamed."""
+
     def complete(
-        self, messages: list[dict[str, str]], *, json_mode: bool = False
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_mode: bool = False,
+        on_delta: Callable[[str], None] | None = None,
     ) -> Completion: ...
 
 

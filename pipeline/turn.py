@@ -52,13 +52,15 @@ def run_turn(
     report: TurnReport | None = None,
     warm: WarmMemory | None = None,
     answer: str | None = None,
+    on_delta: Callable[[str], None] | None = None,
 ) -> TurnReport:
     """Run one turn; the answer goes to `on_answer` as soon as it exists, before reflection.
 
     `warm` (chat, or any process that runs many turns) keeps the embedder and the vector
     cache between turns instead of building them again. A given `answer` (an exchange
     answered elsewhere, `Memory.remember`) skips the answer call: only the reflection runs.
-    The API key is needed only when no `model` is given and one is built here.
+    The API key is needed only when no `model` is given and one is built here. With
+    `on_delta` the answer is streamed: each piece goes to it as it arrives.
     """
     if model is None:
         require_api_key(settings)  # fail fast, before any work
@@ -74,6 +76,7 @@ def run_turn(
                 report=report,
                 warm=warm,
                 answer=answer,
+                on_delta=on_delta,
             )
     report = report or new_report(settings, dry_run=dry_run, new_session=start_new_session)
     state_store, started = settings.store, clock()
@@ -103,7 +106,15 @@ def run_turn(
         )
     if answer is None:
         with report.stage("answer"):
-            answer = respond(model, used, session, user_input, report, actions=requests.actions)
+            answer = respond(
+                model,
+                used,
+                session,
+                user_input,
+                report,
+                actions=requests.actions,
+                on_delta=on_delta,
+            )
     report.response = answer
     answered = clock()
     on_answer(answer)
@@ -322,8 +333,10 @@ def respond(
     report: TurnReport,
     *,
     actions: Sequence[str] = (),
+    on_delta: Callable[[str], None] | None = None,
 ) -> str:
-    """LLM call #1: the answer. An empty answer is a failed turn."""
+    """LLM call #1: the answer, streamed to `on_delta` if given. An empty answer is a
+    failed turn."""
     messages = answer_messages(
         used=used,
         summary=session.session_summary,
@@ -331,7 +344,10 @@ def respond(
         user_input=user_input,
         actions=actions,
     )
-    completion = model.complete(messages)
+    if on_delta is None:
+        completion = model.complete(messages)
+    else:
+        completion = model.complete(messages, on_delta=on_delta)
     report.add_usage("answer", completion.usage)
     if completion.attempts > 1:
         report.warnings.append(f"answer took {completion.attempts} attempts")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import store
-from pipeline.models import DECAY_POLICIES, MEMORY_TYPES, STATUSES, SUBJECTS, LtmFile
+from pipeline.models import DECAY_POLICIES, MEMORY_TYPES, STATUSES, SUBJECTS, HistoryEntry, LtmFile
 from tests.helpers import PROJECT, candidate, reflection, run_cli, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
@@ -321,14 +321,37 @@ def stored_memories(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
+@st.composite
+def histories(draw: st.DrawFn, rows: list[dict[str, Any]]) -> list[HistoryEntry]:
+    """A few history lines for some of the memories, in a drawn order."""
+    entries = []
+    for row in rows:
+        for _ in range(draw(st.integers(0, 3))):
+            entries.append(
+                HistoryEntry(
+                    memory_id=row["id"],
+                    at=draw(_TIMES),
+                    event=draw(st.sampled_from(["created", "reinforced", "revised", "forgotten"])),
+                    turn_id=draw(st.none() | st.text(min_size=1, max_size=8)),
+                    reason=draw(st.text(max_size=12)),
+                    before=draw(st.none() | st.dictionaries(st.text(max_size=5), _JSON_VALUES)),
+                    after=draw(st.none() | st.dictionaries(st.text(max_size=5), _JSON_VALUES)),
+                )
+            )
+    return draw(st.permutations(entries))
+
+
 @settings(max_examples=30, deadline=None)
-@given(stored_memories())
+@given(st.data())
 def test_export_then_import_round_trips_every_field(
-    tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]]
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
 ) -> None:
     """`memory export --all` then `memory import` into an empty store gives back every
     memory with every field: id, timestamps, source, source turn, hit count, status, decay,
-    confidence, reason and unknown fields."""
+    confidence, reason and unknown fields; and each memory's history, line for line, with
+    one more line that records the import."""
+    rows = data.draw(stored_memories())
+    history = data.draw(histories(rows))
     import argparse
 
     from pipeline import commands
@@ -343,7 +366,10 @@ def test_export_then_import_round_trips_every_field(
     memories = [Memory.model_validate(r) for r in rows]
     ltm = LtmFile(next_seq=10**6, memories=memories)
     store.transact(
-        source.paths, lambda _d: store.Change(result=None, ltm=ltm), now=NOW, lock_timeout=5
+        source.paths,
+        lambda _d: store.Change(result=None, ltm=ltm, history=history),
+        now=NOW,
+        lock_timeout=5,
     )
     _, text = commands.export_memories(
         Library(settings=source), argparse.Namespace(all=True, json=False)
@@ -357,6 +383,11 @@ def test_export_then_import_round_trips_every_field(
         m.model_dump(mode="json") for m in memories
     ]
     assert imported.next_seq > max(int(m.id[4:]) for m in memories)  # ids are never reused
+    for m in memories:
+        exported = [h.model_dump(mode="json") for h in history if h.memory_id == m.id]
+        kept = store.read_history(target.paths, imported, m.id)
+        assert [h.model_dump(mode="json") for h in kept[:-1]] == exported
+        assert (kept[-1].memory_id, kept[-1].event) == (m.id, "created")  # the import itself
 
 
 def test_import_into_a_store_that_issued_the_id_gives_a_new_one(env: dict[str, str]) -> None:

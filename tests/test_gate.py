@@ -329,3 +329,15 @@ def test_revision_cannot_copy_a_memory_created_in_the_same_turn() -> None:
     )
     assert result.candidates[0].verdict == "accepted"
     assert (result.revisions[0].verdict, result.revisions[0].reason) == ("rejected", "duplicate")
+
+
+@pytest.mark.parametrize("number", ["0000000000000", "8888888888888888", "0123456789012347"])
+def test_numbers_no_card_could_have_are_not_cards(number: str) -> None:
+    """These pass Luhn, but no card starts with 0 or repeats one digit; a real one is found."""
+    from stdnum import luhn
+
+    from pipeline.credentials import find_secrets
+
+    assert luhn.is_valid(number)
+    assert [f for f in find_secrets(f"ref {number}") if f.kind == "card number"] == []
+    assert [f.kind for f in find_secrets("ref 4111 1111 1111 1111")] == ["card number"]
