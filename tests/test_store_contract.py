@@ -822,7 +822,8 @@ def test_export_from_the_files_imports_into_postgresql_with_every_field(
     pg_url: str, tmp_path: Path
 ) -> None:
     """`memory export --all` from the JSON files, `memory import` with MEMTEST_STORE: the
-    memories arrive with every field (ids, timestamps, status, source, unknown fields)."""
+    memories arrive with every field (ids, timestamps, status, source, unknown fields)
+    and their history."""
     state = tmp_path / "state"
     files = store.FileStore(store.StatePaths(state))
     commit(files, add_memories("User likes tea", "User owns a bike", extra={"x_tag": "kept"}))
@@ -843,7 +844,7 @@ def test_export_from_the_files_imports_into_postgresql_with_every_field(
     dump.write_text(exported.stdout)
     imported = run_cli("memory", "import", str(dump), env={**env, "MEMTEST_STORE": pg_url})
     assert imported.returncode == 0, imported.stderr
-    assert (
-        observe(pgstore.PostgresStore(pg_url, store.DEFAULT_USER))["memories"]
-        == (observe(files)["memories"])
-    )
+    moved, kept = observe(pgstore.PostgresStore(pg_url, store.DEFAULT_USER)), observe(files)
+    assert moved["memories"] == kept["memories"]
+    # The history comes along; the import adds one `created` line of its own per memory.
+    assert [h for h in moved["history"] if h["reason"] != "imported"] == kept["history"]
