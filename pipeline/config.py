@@ -58,6 +58,7 @@ class Settings:
     lock_timeout: float = 30.0
     max_state_mb: float = 256.0
     max_input_kb: float = 64.0
+    store_url: str | None = None
     policy: Policy = field(default_factory=Policy)
     project: str | None = None
     agent: str | None = None
@@ -80,7 +81,12 @@ class Settings:
 
     @property
     def store(self) -> Store:
-        """Where this user's memory and this session are kept."""
+        """Where this user's memory and this session are kept: PostgreSQL when
+        MEMTEST_STORE names a database, else the JSON files in the state folder."""
+        if self.store_url:
+            from .pgstore import PostgresStore
+
+            return PostgresStore(self.store_url, self.user_id, self.session_id)
         from .store import FileStore
 
         return FileStore(self.paths)
@@ -153,6 +159,11 @@ VARIABLES: dict[str, tuple[str, str]] = {
     "MEMTEST_STATE_DIR": (
         "state folder",
         "state/ in a checkout; installed: $XDG_DATA_HOME/memory-test",
+    ),
+    "MEMTEST_STORE": (
+        "postgresql://… keeps memory and sessions in PostgreSQL (extra `postgresql`); "
+        "unset: JSON files in the state folder",
+        "—",
     ),
     "MEMTEST_USER_ID": ("whose long-term memory (--user)", "default-user"),
     "MEMTEST_SESSION_ID": ("which session (--session); unset: the current one", "—"),
@@ -333,6 +344,12 @@ def load_settings(
             else validate_label(f"--{name}" if flag is not None else variable, raw)
         )
 
+    store_url = text("MEMTEST_STORE", "") or None
+    if store_url is not None:
+        from .pgstore import check_url
+
+        check_url(store_url)
+
     policy = Policy(
         min_confidence=number("MEMTEST_MIN_CONFIDENCE", 0.65, float, 0.0, 1.0),
         max_per_turn=number("MEMTEST_MAX_PER_TURN", 3, int, 0, 100),
@@ -360,6 +377,7 @@ def load_settings(
         lock_timeout=number("MEMTEST_LOCK_TIMEOUT", 30.0, float, 0.0, 3600.0),
         max_state_mb=number("MEMTEST_MAX_STATE_MB", 256.0, float, 0.001, 1e6),
         max_input_kb=number("MEMTEST_MAX_INPUT_KB", 64.0, float, 0.001, 1e6),
+        store_url=store_url,
         policy=policy,
         project=labels["project"],
         agent=labels["agent"],

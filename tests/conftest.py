@@ -39,3 +39,38 @@ def llm() -> Iterator[ScriptedLLM]:
 @pytest.fixture
 def settings(llm: ScriptedLLM, state_dir: Path) -> Settings:
     return load_settings(environ=turn_env(llm, state_dir))
+
+
+# --- PostgreSQL for the store contract suite (tests/pgserver.py) ---------------------------
+# Read at import, before the autouse fixture above clears MEMTEST_* variables. CI sets it,
+# so a missing server fails there instead of skipping.
+REQUIRE_POSTGRES = os.environ.get("MEMTEST_REQUIRE_POSTGRES") == "1"
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[object]:
+    """One real PostgreSQL server for the whole run, on a Unix socket in a temp folder."""
+    from tests.pgserver import PgServer, find_bin_dir
+
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        message = "PostgreSQL binaries (initdb, pg_ctl) not found"
+        if REQUIRE_POSTGRES:
+            pytest.fail(f"{message}, and MEMTEST_REQUIRE_POSTGRES=1")
+        pytest.skip(message)
+    server = PgServer.start(bin_dir)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: object) -> Iterator[str]:
+    """The URL of a fresh, empty database on the session's server; this process's
+    connections to it are closed afterwards."""
+    from pipeline import pgstore
+
+    url: str = pg_server.new_database()  # type: ignore[attr-defined]
+    yield url
+    for conn in pgstore._connections.values():
+        conn.close()
+    pgstore._connections.clear()

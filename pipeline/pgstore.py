@@ -1,0 +1,751 @@
+"""The PostgreSQL store: the `Store` contract kept by one database for many users.
+
+Every write is one transaction that takes a per-user advisory lock
+(`pg_advisory_xact_lock`), re-reads that user's memories and session, calls the pure
+merge (never the model), and writes memories, history, counters, the session, archives
+and `next_seq` before it commits: a failure at any statement, or a dropped connection,
+rolls all of it back. Memories are JSONB rows keyed (user_id, id), so unknown fields are
+kept, and a commit writes only the rows that changed. Every query names the user in its
+key; no query reads or writes across users. Ranking stays in Python (no pgvector).
+
+psycopg is imported only here, and only when a postgresql:// store is selected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from .errors import ConfigError, LockTimeout, SaveFailed, StateError
+from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, Message, SessionFile
+from .store import Change, Snapshot
+
+if TYPE_CHECKING:
+    import numpy as np
+    import psycopg
+
+T = TypeVar("T")
+
+# The database schema's own version (the `schema_version` table), separate from the
+# JSON files' schema_version. A database written by a newer program is refused.
+PG_SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE users (
+    user_id text PRIMARY KEY,
+    next_seq bigint NOT NULL DEFAULT 1,
+    next_pos bigint NOT NULL DEFAULT 0,
+    version bigint NOT NULL DEFAULT 0,
+    vectors_version bigint NOT NULL DEFAULT 0,
+    extra jsonb NOT NULL DEFAULT '{}'
+);
+CREATE TABLE memories (
+    user_id text NOT NULL,
+    id text NOT NULL,
+    pos bigint NOT NULL,
+    data jsonb NOT NULL,
+    PRIMARY KEY (user_id, id)
+);
+CREATE INDEX memories_by_position ON memories (user_id, pos);
+CREATE TABLE history (
+    user_id text NOT NULL,
+    seq bigserial,
+    memory_id text NOT NULL,
+    data jsonb NOT NULL,
+    PRIMARY KEY (user_id, seq)
+);
+CREATE INDEX history_by_memory ON history (user_id, memory_id);
+CREATE TABLE counters (
+    user_id text NOT NULL,
+    name text NOT NULL,
+    value bigint NOT NULL,
+    PRIMARY KEY (user_id, name)
+);
+CREATE TABLE sessions (
+    user_id text NOT NULL,
+    name text NOT NULL,
+    data jsonb NOT NULL,
+    PRIMARY KEY (user_id, name)
+);
+CREATE TABLE archived_sessions (
+    user_id text NOT NULL,
+    seq bigserial,
+    session_id text NOT NULL,
+    data jsonb NOT NULL,
+    PRIMARY KEY (user_id, seq)
+);
+CREATE TABLE overflow (
+    user_id text NOT NULL,
+    session_id text NOT NULL,
+    data jsonb NOT NULL,
+    PRIMARY KEY (user_id, session_id)
+);
+CREATE TABLE vectors (
+    user_id text NOT NULL,
+    model_id text NOT NULL,
+    key text NOT NULL,
+    vector bytea NOT NULL,
+    PRIMARY KEY (user_id, model_id, key)
+);
+CREATE TABLE invalid_memories (
+    user_id text NOT NULL,
+    seq bigserial,
+    at timestamptz NOT NULL,
+    reason text NOT NULL,
+    data jsonb NOT NULL,
+    PRIMARY KEY (user_id, seq)
+);
+"""
+# Schema steps by the version they lead to; version 1 is `_SCHEMA` itself.
+_MIGRATIONS: dict[int, str] = {}
+_SCHEMA_LOCK = 0x6D656D7465737430  # "memtest0": one migrator at a time
+_CURRENT = ""  # sessions.name of the unnamed (current) session
+
+# Tests set this to make the Nth statement of a write fail (or to drop the connection
+# there), in the manner of the file store's `fault_hook`. Called with the statement.
+fault_hook: Callable[[str], None] | None = None
+
+_connections: dict[str, psycopg.Connection[Any]] = {}
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def check_url(url: str, *, setting: str = "MEMTEST_STORE") -> str:
+    """`url` if it is a postgresql:// URL libpq can parse, else a ConfigError."""
+    if urlsplit(url).scheme not in ("postgresql", "postgres"):
+        raise ConfigError(
+            f"{setting}={redacted(url)!r} is not a postgresql:// URL; unset it to keep the "
+            "JSON files in the state folder"
+        )
+    psycopg = _psycopg()
+    try:
+        urlsplit(url).port  # noqa: B018 (it raises on a port that is not a number)
+        psycopg.conninfo.conninfo_to_dict(url)
+    except (ValueError, psycopg.ProgrammingError) as exc:
+        raise ConfigError(f"{setting}={redacted(url)!r} is not a valid URL: {exc}") from None
+    return url
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise ConfigError(
+            "MEMTEST_STORE names a PostgreSQL store, but psycopg is not installed: "
+            "pip install 'memory-test[postgresql]'"
+        ) from None
+    return psycopg
+
+
+def connection(url: str) -> psycopg.Connection[Any]:
+    """This process's connection to `url`, opened and its schema checked on first use."""
+    conn = _connections.get(url)
+    if conn is not None and not conn.closed and not conn.broken:
+        return conn
+    driver = _psycopg()
+    try:
+        opened: psycopg.Connection[Any] = driver.connect(url, autocommit=True, connect_timeout=10)
+    except driver.Error as exc:
+        raise StateError(
+            f"Cannot connect to the PostgreSQL store {redacted(url)}: {_first_line(exc)}. "
+            "Check MEMTEST_STORE and that the server is running; nothing was changed."
+        ) from None
+    try:
+        _migrate(opened, url)
+    except StateError:
+        opened.close()
+        raise
+    except driver.Error as exc:
+        opened.close()
+        raise StateError(
+            f"Cannot set up the tables of the PostgreSQL store {redacted(url)}: "
+            f"{_first_line(exc)}. Nothing was changed."
+        ) from None
+    _connections[url] = opened
+    return opened
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
+    """Create the tables, or bring an older schema up to date; refuse a newer one."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+        found = row[0] if row else None
+        if found is None:
+            conn.execute(_SCHEMA)
+            conn.execute("INSERT INTO schema_version VALUES (%s)", (PG_SCHEMA_VERSION,))
+            return
+        if found > PG_SCHEMA_VERSION:
+            raise StateError(
+                f"The PostgreSQL store {redacted(url)} has schema_version {found}, but this "
+                f"version of memory-test only knows {PG_SCHEMA_VERSION}. Upgrade "
+                "memory-test; nothing was changed."
+            )
+        for version in range(found + 1, PG_SCHEMA_VERSION + 1):
+            conn.execute(_MIGRATIONS[version])
+            conn.execute("UPDATE schema_version SET version = %s", (version,))
+
+
+def _lock_key(user: str) -> int:
+    """A signed 64-bit advisory lock key for one user."""
+    digest = hashlib.blake2b(f"memtest-user:{user}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+@dataclass
+class _Baseline:
+    """The memories as read inside a transaction, to write back only what changed."""
+
+    fields: dict[str, tuple[dict[str, Any], dict[str, Any] | None]]
+    order: list[str]
+    next_seq: int
+    extra: dict[str, Any]
+
+
+def _baseline(ltm: LtmFile) -> _Baseline:
+    # Shallow copies are enough: the merge replaces field values, it does not edit them.
+    return _Baseline(
+        {m.id: (dict(m.__dict__), dict(m.__pydantic_extra__ or {}) or None) for m in ltm.memories},
+        [m.id for m in ltm.memories],
+        ltm.next_seq,
+        dict(ltm.__pydantic_extra__ or {}),
+    )
+
+
+def _changed(memory: Memory, before: tuple[dict[str, Any], dict[str, Any] | None]) -> bool:
+    return memory.__dict__ != before[0] or (memory.__pydantic_extra__ or None) != before[1]
+
+
+@dataclass(frozen=True)
+class PostgresStore:
+    """One user's memory and one session in a PostgreSQL database (`url`)."""
+
+    url: str
+    user: str
+    session_name: str | None = None
+
+    # --- connection and statements -------------------------------------------------------
+
+    @property
+    def _session_key(self) -> str:
+        return _CURRENT if self.session_name is None else self.session_name
+
+    def _conn(self) -> psycopg.Connection[Any]:
+        return connection(self.url)
+
+    @contextmanager
+    def _write(self, lock_timeout: float, what: str) -> Iterator[_Tx]:
+        """A transaction holding this user's lock; errors become the store's messages.
+
+        Any failure before COMMIT rolls everything back: SaveFailed, nothing saved. A
+        connection lost during COMMIT itself cannot say whether the server committed.
+        """
+        psycopg = _psycopg()
+        conn = self._conn()
+        tx = _Tx(conn)
+        try:
+            with conn.transaction():
+                tx.run(
+                    "SELECT set_config('lock_timeout', %s, true)",
+                    (f"{max(lock_timeout * 1000, 1):.0f}",),
+                )
+                tx.run("SELECT pg_advisory_xact_lock(%s)", (_lock_key(self.user),))
+                yield tx
+                _hook("COMMIT")
+                tx.committing = True  # from here on, the server may have committed
+        except psycopg.errors.LockNotAvailable:
+            raise LockTimeout(
+                f"The memory of {self.user} in {redacted(self.url)} is locked by another "
+                f"process (waited {lock_timeout:g} s). Try again, or raise MEMTEST_LOCK_TIMEOUT."
+            ) from None
+        except psycopg.Error as exc:
+            if tx.committing and isinstance(exc, psycopg.OperationalError):
+                raise StateError(
+                    f"The connection to {redacted(self.url)} was lost while {what} was being "
+                    f"committed ({_first_line(exc)}); it may or may not have been saved. "
+                    "Check with `memory list` before repeating it."
+                ) from None
+            raise SaveFailed(
+                f"Could not save {what} to {redacted(self.url)}: {_first_line(exc)}. Nothing "
+                "was saved; the store is exactly as it was before."
+            ) from None
+
+    @contextmanager
+    def _reading(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection for a plain read; a database error becomes a StateError."""
+        psycopg = _psycopg()
+        try:
+            yield self._conn()
+        except psycopg.Error as exc:
+            raise StateError(
+                f"Cannot read from {redacted(self.url)}: {_first_line(exc)}. Nothing was changed."
+            ) from None
+
+    # --- the Store interface -------------------------------------------------------------
+
+    def describe(self) -> str:
+        return f"{redacted(self.url)} (user {self.user})"
+
+    def ensure_usable(self) -> None:
+        self._conn()
+
+    def load(self, *, now: datetime, quarantine_ltm: bool = True) -> Snapshot:
+        psycopg = _psycopg()
+        conn = self._conn()
+        warnings: list[str] = []
+        try:
+            with conn.transaction():
+                # One consistent view of the memories and the session, without the lock.
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                ltm, version = _read_ltm(_Tx(conn), self.user, now, warnings, move_aside=False)
+                session = _read_session(_Tx(conn), self.user, self._session_key)
+        except psycopg.Error as exc:
+            raise StateError(
+                f"Cannot read from {redacted(self.url)}: {_first_line(exc)}. Nothing was changed."
+            ) from None
+        if warnings and quarantine_ltm:
+            # Rows that do not validate are moved aside under the lock, as ltm.json's are.
+            warnings = []
+            with self._write(30, "the invalid memories") as tx:
+                ltm, version = _read_ltm(tx, self.user, now, warnings, move_aside=True)
+        return Snapshot(ltm=ltm, session=session, warnings=warnings, ltm_digest=f"pg:{version}")
+
+    def transact(
+        self,
+        merge: Callable[[Snapshot], Change[T]],
+        *,
+        now: datetime,
+        lock_timeout: float,
+        write_ltm: bool = True,
+        known: Snapshot | None = None,
+    ) -> tuple[T, list[str]]:
+        """Lock, re-read, merge, commit all at once; merge's result and any warnings."""
+        warnings: list[str] = []
+        with self._write(lock_timeout, "the change") as tx:
+            ltm, version = _read_ltm(
+                tx, self.user, now, warnings, move_aside=write_ltm, known=known
+            )
+            session = _read_session(tx, self.user, self._session_key, now, warnings)
+            base = _baseline(ltm)
+            change = merge(
+                Snapshot(ltm=ltm, session=session, warnings=warnings, ltm_digest=f"pg:{version}")
+            )
+            if write_ltm and change.ltm is not None:
+                _write_memories(tx, self.user, base, change.ltm)
+                _insert_history(tx, self.user, change.history)
+            if change.counters:
+                tx.many(
+                    "INSERT INTO counters (user_id, name, value) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (user_id, name) DO UPDATE SET value = counters.value + "
+                    "EXCLUDED.value",
+                    [(self.user, k, v) for k, v in sorted(change.counters.items())],
+                )
+            if change.archive_session is not None:
+                tx.run(
+                    "INSERT INTO archived_sessions (user_id, session_id, data) "
+                    "VALUES (%s, %s, %s::jsonb)",
+                    (
+                        self.user,
+                        change.archive_session.session_id,
+                        change.archive_session.model_dump_json(),
+                    ),
+                )
+            if change.overflow and change.session is not None:
+                _append_overflow(tx, self.user, change.session, change.overflow)
+            if change.session is not None:
+                tx.run(
+                    "INSERT INTO sessions (user_id, name, data) VALUES (%s, %s, %s::jsonb) "
+                    "ON CONFLICT (user_id, name) DO UPDATE SET data = EXCLUDED.data",
+                    (self.user, self._session_key, change.session.model_dump_json()),
+                )
+        return change.result, warnings
+
+    def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
+        query = "SELECT data::text FROM history WHERE user_id = %s ORDER BY seq"
+        params: tuple[str, ...] = (self.user,)
+        if memory_id is not None:
+            query = query.replace("ORDER BY", "AND memory_id = %s ORDER BY")
+            params = (self.user, memory_id)
+        with self._reading() as conn:
+            rows = conn.execute(query, params).fetchall()
+        out = []
+        for (text,) in rows:
+            try:
+                out.append(HistoryEntry.model_validate_json(text))
+            except (ValidationError, RecursionError):
+                continue  # a damaged row is skipped; the rest of the record still reads
+        return out
+
+    def read_counters(self) -> dict[str, int]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT name, value FROM counters WHERE user_id = %s", (self.user,)
+            ).fetchall()
+        return {name: int(value) for name, value in rows}
+
+    def purge_memory(
+        self, memory_id: str, *, now: datetime, lock_timeout: float
+    ) -> tuple[Memory | None, list[str]]:
+        """Remove the memory, its history, its vectors and its text in every session of
+        this user, in one transaction; the history keeps a line without the text."""
+        with self._write(lock_timeout, f"the purge of {memory_id}") as tx:
+            row = tx.run(
+                "SELECT data::text FROM memories WHERE user_id = %s AND id = %s FOR UPDATE",
+                (self.user, memory_id),
+            ).fetchone()
+            if row is None:
+                return None, []
+            target = Memory.model_validate_json(row[0])
+            tx.run("DELETE FROM memories WHERE user_id = %s AND id = %s", (self.user, memory_id))
+            tx.run(
+                "DELETE FROM history WHERE user_id = %s AND memory_id = %s", (self.user, memory_id)
+            )
+            entry = HistoryEntry(
+                memory_id=memory_id, at=now, event="purged", reason="by command; text removed"
+            )
+            _insert_history(tx, self.user, [entry])
+            from .embeddings import content_key
+
+            tx.run(
+                "DELETE FROM vectors WHERE user_id = %s AND key = %s",
+                (self.user, content_key(target.content)),
+            )
+            _scrub_sessions(tx, self.user, target.content)
+            tx.run(
+                "UPDATE users SET version = version + 1, vectors_version = vectors_version + 1 "
+                "WHERE user_id = %s",
+                (self.user,),
+            )
+        return target, []
+
+    def clear_memory(self, *, lock_timeout: float) -> int:
+        """Delete the memories, history and vectors; `next_seq` stays, so no id returns."""
+        with self._write(lock_timeout, "the clearing of long-term memory") as tx:
+            row = tx.run(
+                "SELECT count(*) FROM memories WHERE user_id = %s", (self.user,)
+            ).fetchone()
+            count = int(row[0]) if row else 0
+            for table in ("memories", "history", "vectors", "invalid_memories"):
+                tx.run(f"DELETE FROM {table} WHERE user_id = %s", (self.user,))
+            tx.run(
+                "UPDATE users SET version = version + 1, vectors_version = vectors_version + 1, "
+                "extra = '{}' WHERE user_id = %s",
+                (self.user,),
+            )
+        return count
+
+    def clear_session(self, *, lock_timeout: float) -> int:
+        with self._write(lock_timeout, "the clearing of the session") as tx:
+            session = _read_session(tx, self.user, self._session_key)
+            if session is None:
+                return 0
+            turns = len({m.turn_id for m in session.messages}) or int(bool(session.session_summary))
+            tx.run(
+                "DELETE FROM sessions WHERE user_id = %s AND name = %s",
+                (self.user, self._session_key),
+            )
+        return turns
+
+    def read_vectors(self, model_id: str) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT key, vector FROM vectors WHERE user_id = %s AND model_id = %s",
+                (self.user, model_id),
+            ).fetchall()
+        return {key: np.frombuffer(blob, dtype=np.float32) for key, blob in rows}
+
+    def write_vectors(
+        self, vectors: dict[str, np.ndarray], model_id: str, *, lock_timeout: float
+    ) -> None:
+        """Make the cache hold exactly `vectors`, writing only the rows that differ. It is
+        derived data: a failure only skips it."""
+        import numpy as np
+
+        try:
+            with self._write(lock_timeout, "the vector cache") as tx:
+                rows = tx.run(
+                    "SELECT key FROM vectors WHERE user_id = %s AND model_id = %s",
+                    (self.user, model_id),
+                ).fetchall()
+                present = {key for (key,) in rows}
+                stale = sorted(present - vectors.keys())
+                tx.run(
+                    "DELETE FROM vectors WHERE user_id = %s AND (model_id <> %s OR key = ANY(%s))",
+                    (self.user, model_id, stale),
+                )
+                tx.many(
+                    "INSERT INTO vectors (user_id, model_id, key, vector) VALUES (%s, %s, %s, %s)",
+                    [
+                        (self.user, model_id, k, np.asarray(vectors[k], np.float32).tobytes())
+                        for k in sorted(vectors.keys() - present)
+                    ],
+                )
+                _ensure_user(tx, self.user)
+                tx.run(
+                    "UPDATE users SET vectors_version = vectors_version + 1 WHERE user_id = %s",
+                    (self.user,),
+                )
+        except (LockTimeout, SaveFailed, StateError):
+            return
+
+    def version(self) -> Hashable:
+        row = (
+            self._conn()
+            .execute("SELECT version FROM users WHERE user_id = %s", (self.user,))
+            .fetchone()
+        )
+        return None if row is None else int(row[0])
+
+    def vectors_version(self) -> Hashable:
+        row = (
+            self._conn()
+            .execute("SELECT vectors_version FROM users WHERE user_id = %s", (self.user,))
+            .fetchone()
+        )
+        return None if row is None else int(row[0])
+
+    def usage(self) -> dict[str, int]:
+        sizes = {}
+        parts = (
+            ("memories", "SELECT sum(pg_column_size(data)) FROM memories WHERE user_id = %s"),
+            ("history", "SELECT sum(pg_column_size(data)) FROM history WHERE user_id = %s"),
+            ("sessions", "SELECT sum(pg_column_size(data)) FROM sessions WHERE user_id = %s"),
+            ("vectors", "SELECT sum(length(vector)) FROM vectors WHERE user_id = %s"),
+        )
+        with self._reading() as conn:
+            for part, query in parts:
+                row = conn.execute(query, (self.user,)).fetchone()
+                if row and row[0] is not None:
+                    sizes[part] = int(row[0])
+        return sizes
+
+
+# --- Statements -----------------------------------------------------------------------------
+
+
+def _hook(statement: str) -> None:
+    if fault_hook is not None:
+        fault_hook(statement)
+
+
+class _Tx:
+    """The statements of one transaction, each announced to `fault_hook` first."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+        self.committing = False
+
+    def run(self, query: str, params: tuple[Any, ...] = ()) -> psycopg.Cursor[Any]:
+        _hook(query)
+        return self.conn.execute(query, params)
+
+    def many(self, query: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            _hook(query)
+            with self.conn.cursor() as cursor:
+                cursor.executemany(query, rows)
+
+
+def _ensure_user(tx: _Tx, user: str) -> None:
+    tx.run("INSERT INTO users (user_id) VALUES (%s) ON CONFLICT (user_id) DO NOTHING", (user,))
+
+
+def _read_ltm(
+    tx: _Tx,
+    user: str,
+    now: datetime,
+    warnings: list[str],
+    *,
+    move_aside: bool,
+    known: Snapshot | None = None,
+) -> tuple[LtmFile, int]:
+    """The user's memories in their order, as one LtmFile, and the user's version.
+
+    Rows are validated together (the fast path); if that fails, one by one, and a row
+    that does not validate is moved to `invalid_memories` with its reason (with
+    `move_aside`), or left where it is and skipped (a dry run or a plain read). `known`,
+    a snapshot loaded earlier and not modified since, is reused when no commit has
+    changed the memories after it (the version says so): a turn's commit then skips
+    reading and validating every row again.
+    """
+    row = tx.run(
+        "SELECT next_seq, version, extra::text FROM users WHERE user_id = %s", (user,)
+    ).fetchone()
+    next_seq, version, extra = (1, 0, "{}") if row is None else row
+    if known is not None and known.ltm_digest == f"pg:{version}":
+        return known.ltm, int(version)
+    rows = tx.run(
+        "SELECT id, data::text FROM memories WHERE user_id = %s ORDER BY pos", (user,)
+    ).fetchall()
+    head = json.loads(extra)
+    head.update(schema_version=SCHEMA_VERSION, next_seq=int(next_seq), history_bytes=0)
+    document = json.dumps(head)[:-1] + ', "memories": [' + ",".join(r[1] for r in rows) + "]}"
+    try:
+        return LtmFile.model_validate_json(document), int(version)
+    except ValidationError:
+        pass
+    ltm = LtmFile.model_validate({**head, "memories": []})
+    rejected = []
+    for memory_id, text in rows:
+        try:
+            ltm.memories.append(Memory.model_validate_json(text))
+        except (ValidationError, RecursionError) as exc:
+            reason = str(exc).splitlines()[0] if isinstance(exc, ValidationError) else "too deep"
+            rejected.append((memory_id, text, reason))
+    if not rejected:
+        raise StateError(f"The memories of {user} could not be read: {document[:200]}")
+    if not move_aside:
+        warnings.append(
+            f"{len(rejected)} memory(ies) could not be read ({rejected[0][2]}); continuing "
+            "without them (left in place)"
+        )
+        return ltm, int(version)
+    for memory_id, text, reason in rejected:
+        tx.run(
+            "INSERT INTO invalid_memories (user_id, at, reason, data) "
+            "VALUES (%s, %s, %s, %s::jsonb)",
+            (user, now, f"{memory_id}: {reason}", text),
+        )
+        tx.run("DELETE FROM memories WHERE user_id = %s AND id = %s", (user, memory_id))
+    warnings.append(
+        f"{len(rejected)} memory(ies) could not be read ({rejected[0][2]}); moved them to the "
+        f"invalid_memories table; the other {len(ltm.memories)} are in use"
+    )
+    return ltm, int(version)
+
+
+def _read_session(
+    tx: _Tx, user: str, name: str, now: datetime | None = None, warnings: list[str] | None = None
+) -> SessionFile | None:
+    """The session; one that does not validate is renamed `<name>.corrupt-<time>` (kept,
+    never overwritten) when `now` is given (under the lock), else skipped."""
+    row = tx.run(
+        "SELECT data::text FROM sessions WHERE user_id = %s AND name = %s", (user, name)
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        return SessionFile.model_validate_json(row[0])
+    except (ValidationError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0] if isinstance(exc, ValidationError) else "too deep"
+    if now is None:
+        return None
+    aside = f"{name or 'session'}.corrupt-{now:%Y%m%dT%H%M%S%f}"
+    tx.run("UPDATE sessions SET name = %s WHERE user_id = %s AND name = %s", (aside, user, name))
+    if warnings is not None:
+        warnings.append(
+            f"the session could not be read ({reason}); kept it as session {aside!r} and "
+            "started an empty one"
+        )
+    return None
+
+
+def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
+    """Write the rows that differ from `base` (new, changed, removed) and the user row."""
+    _ensure_user(tx, user)
+    ids = [m.id for m in ltm.memories]
+    kept = set(ids)
+    removed = [i for i in base.order if i not in kept]
+    old_order = [i for i in base.order if i in kept]
+    reordered = [i for i in ids if i in base.fields] != old_order
+    row = tx.run("SELECT next_pos FROM users WHERE user_id = %s", (user,)).fetchone()
+    next_pos = int(row[0]) if row else 0
+    upserts = []
+    for memory in ltm.memories:
+        before = base.fields.get(memory.id)
+        if before is None or reordered or _changed(memory, before):
+            upserts.append((user, memory.id, next_pos, memory.model_dump_json()))
+            next_pos += 1
+    if removed:
+        tx.run("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", (user, removed))
+    # A changed memory moves to the end only if the order changed; otherwise it keeps its
+    # position (the ON CONFLICT branch leaves pos alone).
+    tx.many(
+        "INSERT INTO memories (user_id, id, pos, data) VALUES (%s, %s, %s, %s::jsonb) "
+        "ON CONFLICT (user_id, id) DO UPDATE SET data = EXCLUDED.data"
+        + (", pos = EXCLUDED.pos" if reordered else ""),
+        upserts,
+    )
+    extra = json.dumps(ltm.__pydantic_extra__ or {})
+    tx.run(
+        "UPDATE users SET next_seq = GREATEST(next_seq, %s), next_pos = %s, "
+        "version = version + 1, extra = %s::jsonb WHERE user_id = %s",
+        (ltm.next_seq, next_pos, extra, user),
+    )
+
+
+def _insert_history(tx: _Tx, user: str, entries: list[HistoryEntry]) -> None:
+    tx.many(
+        "INSERT INTO history (user_id, memory_id, data) VALUES (%s, %s, %s::jsonb)",
+        [(user, e.memory_id, e.model_dump_json()) for e in entries],
+    )
+
+
+def _append_overflow(tx: _Tx, user: str, session: SessionFile, messages: list[Message]) -> None:
+    row = tx.run(
+        "SELECT data::text FROM overflow WHERE user_id = %s AND session_id = %s",
+        (user, session.session_id),
+    ).fetchone()
+    archived = (
+        SessionFile.model_validate_json(row[0])
+        if row
+        else session.model_copy(update={"messages": [], "session_summary": ""})
+    )
+    archived.messages.extend(messages)
+    tx.run(
+        "INSERT INTO overflow (user_id, session_id, data) VALUES (%s, %s, %s::jsonb) "
+        "ON CONFLICT (user_id, session_id) DO UPDATE SET data = EXCLUDED.data",
+        (user, session.session_id, archived.model_dump_json()),
+    )
+
+
+def _scrub_sessions(tx: _Tx, user: str, content: str) -> None:
+    """Replace `content` with [purged] in this user's sessions, archives and overflow."""
+    needle = content.strip()
+    tables = (
+        ("sessions", "name"),
+        ("archived_sessions", "seq"),
+        ("overflow", "session_id"),
+    )
+    for table, key in tables:
+        rows = tx.run(
+            f"SELECT {key}, data::text FROM {table} WHERE user_id = %s FOR UPDATE", (user,)
+        ).fetchall()
+        for key_value, text in rows:
+            try:
+                session = SessionFile.model_validate_json(text)
+            except (ValidationError, RecursionError):
+                continue  # an unreadable session is left as it is, as the file store does
+            if needle not in session.session_summary and not any(
+                needle in m.content for m in session.messages
+            ):
+                continue
+            session.session_summary = session.session_summary.replace(needle, "[purged]")
+            for message in session.messages:
+                message.content = message.content.replace(needle, "[purged]")
+            tx.run(
+                f"UPDATE {table} SET data = %s::jsonb WHERE user_id = %s AND {key} = %s",
+                (session.model_dump_json(), user, key_value),
+            )
