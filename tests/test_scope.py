@@ -439,3 +439,31 @@ def test_export_then_import_keeps_the_labels(llm: ScriptedLLM, state_dir: Path) 
         ("a", "claude", False),
         (None, None, True),
     ]
+
+
+def test_labels_scopes_and_status_on_the_postgresql_store(pg_url: str, tmp_path: Path) -> None:
+    """The same through the PostgreSQL store: labels are stored and filtered on, and
+    `status` reads it (no lock file, no side files there)."""
+    from pipeline import Memory
+    from pipeline.config import load_settings
+
+    settings = load_settings(
+        environ={
+            "MEMTEST_STORE": pg_url,
+            "MEMTEST_STATE_DIR": str(tmp_path / "state"),
+            "MEMTEST_RETRIEVER": "lexical",
+        }
+    )
+    memory = Memory(settings=settings)
+    memory.add("Project a ships on Fridays", type="habit", project="a")
+    memory.add("Project b ships on Mondays", type="habit", project="b")
+    memory.add("User ships nothing untested", type="habit", is_global=True)
+    assert [v.id for v in memory.list(project="a")] == ["mem_0001", "mem_0003"]
+    assert Memory(settings=settings).get("mem_0003").memory.is_global
+    health = memory.status()
+    assert (health.status, health.readable, health.memories, health.lock) == (
+        "healthy",
+        True,
+        3,
+        "n/a",
+    )
