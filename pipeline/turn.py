@@ -166,7 +166,7 @@ def new_report(settings: Settings, *, dry_run: bool, new_session: bool) -> TurnR
     return TurnReport(
         model=settings.model,
         endpoint=settings.endpoint_host,
-        state_dir=str(settings.state_dir),
+        store=settings.store.describe(),
         dry_run=dry_run,
         new_session=new_session,
         user_id=settings.user_id,
