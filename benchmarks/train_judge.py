@@ -15,9 +15,7 @@ durable (their text is a good fact; only the model's confidence was low).
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -27,9 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.gate_eval import load
 from pipeline.embeddings import Embedder
-from pipeline.judge import LABELS, softmax, train
+from pipeline.judge import DATA_FILE, LABELS, Classifier, Examples, pack, softmax, train
+from pipeline.text import has_cjk
 
-OUT = Path(__file__).resolve().parent.parent / "pipeline" / "judge" / "judge.npz"
+OUT = DATA_FILE
 FOLDS = 5
 L2_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
 THRESHOLD_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(14))
@@ -61,7 +60,6 @@ def cost(probabilities: np.ndarray, truth: list[str], threshold: float) -> float
 
 
 TRAIN = Path(__file__).resolve().parent.parent / "tests" / "data" / "judge_train"
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def training_rows() -> list[tuple[dict, str]]:
@@ -71,7 +69,7 @@ def training_rows() -> list[tuple[dict, str]]:
             extra = [json.loads(line) for line in f if line.strip()]
         rows += [({**r, "concept": f"{path.stem}:{r['topic']}"}, r["label"]) for r in extra]
     # The judge reads English only (see Judge.reads); Chinese is left to the rules.
-    return [(r, lab) for r, lab in rows if lab is not None and not _CJK.search(r["text"])]
+    return [(r, lab) for r, lab in rows if lab is not None and not has_cjk(r["text"])]
 
 
 def main() -> None:
@@ -99,22 +97,20 @@ def main() -> None:
     print(f"chosen: l2 {l2:g}, threshold {threshold:.2f} (cost {cost_:.0f} over {len(rows)} rows)")
     w, b = train(vectors, truth, l2=l2)
     meta = {
-        "threshold": threshold,
         "l2": l2,
         "trained_on": ["tests/data/gate_corpus/tune.jsonl", "tests/data/judge_train/*.jsonl"],
-        "example_texts": texts,
-        "example_labels": truth,
     }
-    buffer = io.BytesIO()
-    np.savez_compressed(
-        buffer,
-        weights=w,
-        bias=b,
-        example_vectors=vectors.astype(np.float16),
-        meta=np.array(json.dumps(meta, ensure_ascii=False)),
-    )
+    # Only the rejecting classes' examples ship: a pass needs no example to explain it.
+    examples = {
+        label: Examples(
+            vectors[[i for i, t in enumerate(truth) if t == label]],
+            [text for text, t in zip(texts, truth, strict=True) if t == label],
+        )
+        for label in LABELS[1:]
+    }
+    thresholds = {label: threshold for label in LABELS[1:]}
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_bytes(buffer.getvalue())
+    OUT.write_bytes(pack(Classifier(w, b, thresholds), examples, meta))
     print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB)")
 
 

@@ -5,7 +5,10 @@ server that answers instantly. Each measured turn runs in a fresh process, as a 
 does; times are taken inside it, after the interpreter has started and the modules are
 imported, and exclude the two LLM round trips. Peak memory is the worker's max RSS.
 
-    python benchmarks/turn_overhead.py [--turns 5] [--sizes 0 1000 10000]
+    python benchmarks/turn_overhead.py [--turns 5] [--sizes 0 1000 10000] [--no-judge]
+
+`--no-judge` adds a semantic row with the gate's learned judgement switched off (the rules
+alone), so the judge's cost is read off one run.
 """
 
 from __future__ import annotations
@@ -89,9 +92,14 @@ def instant(request: dict) -> Step:
 def worker(state: str, url: str, retriever: str, text: str) -> None:
     """One measured turn in this fresh process; prints its numbers as JSON."""
     started = time.perf_counter()
+    from pipeline import turn
     from pipeline.config import load_settings
     from pipeline.llm import ChatModel
     from pipeline.turn import run_turn
+
+    if retriever == "semantic-nojudge":
+        retriever = "semantic"
+        turn.build_judge = lambda *_args: None  # type: ignore[assignment]
 
     settings = load_settings(
         environ={
@@ -174,16 +182,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 1000, 10_000])
+    parser.add_argument("--no-judge", action="store_true", help="add semantic without the judge")
     args = parser.parse_args()
     from pipeline.embeddings import semantic_available
 
     retrievers = ["lexical", "semantic"] if semantic_available() else ["lexical"]
+    if args.no_judge and semantic_available():
+        retrievers.append("semantic-nojudge")
     print(
         f"median of {args.turns} turns, each in a fresh process (ms; LLM = instant local "
         "server; 'outside LLM' excludes interpreter start and imports)"
     )
     print(
-        f"{'memories':>8} {'retriever':>9} {'ltm KB':>7} {'load':>6} {'retrieve':>8} "
+        f"{'memories':>8} {'retriever':>16} {'ltm KB':>7} {'load':>6} {'retrieve':>8} "
         f"{'gate':>6} {'commit':>7} {'outside LLM':>11} {'imports':>7} {'peak MB':>7} "
         f"{'ctx tokens':>10} {'in prompt':>9}"
     )
@@ -191,7 +202,7 @@ def main() -> None:
         for retriever in retrievers:
             r = bench(size, retriever, args.turns)
             print(
-                f"{size:>8} {retriever:>9} {r['file_kb']:>7.0f} {r['load']:>6.1f} "
+                f"{size:>8} {retriever:>16} {r['file_kb']:>7.0f} {r['load']:>6.1f} "
                 f"{r['retrieve']:>8.1f} {r['gate']:>6.1f} {r['commit']:>7.1f} "
                 f"{r['outside']:>11.1f} {r['imports']:>7.0f} {r['peak_mb']:>7.0f} "
                 f"{r['context_tokens']:>10.0f} {r['used']:>9.0f}"

@@ -28,12 +28,12 @@ from .models import (
     RevisionIn,
     Verdict,
 )
-from .text import NEGATIONS, dedupe_key, fold, terms
+from .text import NEGATIONS, count_cjk, dedupe_key, fold, terms
 
 if TYPE_CHECKING:
     from .judge import Judge
 
-__all__ = ["find_secret", "gate", "is_duplicate", "redact", "screen_content"]
+__all__ = ["find_secret", "gate", "is_duplicate", "left_to_judge", "redact", "screen_content"]
 
 # --- Content screens ----------------------------------------------------------------------
 # Secrets are found by their values (credentials.py) and planted instructions by their
@@ -223,7 +223,7 @@ def screen_content(
         if hit:
             return _Screen(reason, f"{hit[1]} ({hit[0]!r})")
     # A CJK character carries about as much as a short English word.
-    length = len(stripped) + 2 * sum(1 for ch in stripped if "\u4e00" <= ch <= "\u9fff")
+    length = len(stripped) + 2 * count_cjk(stripped)
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
         return _Screen("small_talk", "no content words")
     if judge is not None and judge.reads(stripped):
@@ -232,6 +232,12 @@ def screen_content(
         if verdict.label != "durable" and (verdict.label != "injection" or directed):
             return _Screen(verdict.label, verdict.detail)
     return None
+
+
+def left_to_judge(text: str, *, subject: str = "user", user_text: str | None = None) -> bool:
+    """Whether the rules alone (default policy) let `text` through to the learned judgement:
+    a turn embeds only these for it in advance; the judge embeds any other it is asked about."""
+    return screen_content(text, Policy(), subject=subject, user_text=user_text) is None
 
 
 # --- Duplicates -----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from .credentials import redact
 from .directives import is_assistant_rule
 from .errors import LLMError
 from .explicit import asks_to_forget, asks_to_remember, matches_request
-from .gate import gate
+from .gate import gate, left_to_judge
 from .judge import Judge
 from .llm import ChatModel
 from .models import (
@@ -280,15 +280,17 @@ def retrieve_for_turn(
 
 
 def build_judge(retriever: Retriever, proposal: Proposal, user_input: str) -> Judge | None:
-    """The learned judgement, when embeddings are on and there is something to judge. All
-    texts it may need are embedded in one batch (the user's words only when a candidate is
-    a rule for the assistant, whose support they decide)."""
-    texts = [c.content for c in proposal.candidates]
-    texts += [r.new_content for r in proposal.revisions if r.new_content]
-    if retriever.embedder is None or not texts:
+    """The learned judgement, when embeddings are on and there is something to judge. The
+    texts the rules leave to it are embedded in one batch (the user's words too when one is
+    a rule for the assistant, whose support they decide); the rules refuse most junk before
+    it needs a vector."""
+    items = [(c.content, c.subject) for c in proposal.candidates]
+    items += [(r.new_content, "user") for r in proposal.revisions if r.new_content]
+    if retriever.embedder is None or not items:
         return None
     judge = Judge(retriever.embedder)
-    if any(is_assistant_rule(c.content, c.subject) for c in proposal.candidates):
+    texts = [t for t, subject in items if left_to_judge(t, subject=subject, user_text=user_input)]
+    if any(is_assistant_rule(t, subject) for t, subject in items if t in texts):
         texts.append(user_input)
     judge.prepare([t for t in texts if judge.reads(t)])
     return judge
