@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -33,7 +33,7 @@ from .text import NEGATIONS, count_cjk, dedupe_key, fold, terms
 if TYPE_CHECKING:
     from .judge import Judge
 
-__all__ = ["find_secret", "gate", "is_duplicate", "left_to_judge", "redact", "screen_content"]
+__all__ = ["find_secret", "gate", "is_duplicate", "redact", "screen_content"]
 
 # --- Content screens ----------------------------------------------------------------------
 # Secrets are found by their values (credentials.py) and planted instructions by their
@@ -194,11 +194,27 @@ def screen_content(
     user_text: str | None = None,
     judge: Judge | None = None,
 ) -> _Screen | None:
-    """Why `text` must not become a memory, or None if it may. Order: safety first.
+    """Why `text` must not become a memory, or None if it may. Order: safety first, then
+    the lexical rules, then the learned judgement.
 
     `user_text` is what the user said this turn (None when a person wrote the memory
     themselves); `judge` is the learned judgement, when the semantic extra is installed.
     """
+    similarity = judge.similarity if judge is not None else None
+    return screen_rules(
+        text, policy, subject=subject, user_text=user_text, similarity=similarity
+    ) or screen_judged(text, subject=subject, judge=judge)
+
+
+def screen_rules(
+    text: str,
+    policy: Policy,
+    *,
+    subject: str = "user",
+    user_text: str | None = None,
+    similarity: Callable[[str, str], float] | None = None,
+) -> _Screen | None:
+    """The rules of `screen_content`: secrets, planted instructions and the lexical floor."""
     stripped = text.strip()
     if not stripped:
         return _Screen("invalid", "empty content")
@@ -207,7 +223,6 @@ def screen_content(
     secret = find_secret(stripped)
     if secret:
         return _Screen("secret", f"contains a {secret}")
-    similarity = judge.similarity if judge is not None else None
     injection = find_injection(
         stripped, subject=subject, user_text=user_text, similarity=similarity
     )
@@ -226,18 +241,53 @@ def screen_content(
     length = len(stripped) + 2 * count_cjk(stripped)
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
         return _Screen("small_talk", "no content words")
-    if judge is not None and judge.reads(stripped):
-        verdict = judge.judge(stripped)
-        directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
-        if verdict.label != "durable" and (verdict.label != "injection" or directed):
-            return _Screen(verdict.label, verdict.detail)
     return None
 
 
-def left_to_judge(text: str, *, subject: str = "user", user_text: str | None = None) -> bool:
-    """Whether the rules alone (default policy) let `text` through to the learned judgement:
-    a turn embeds only these for it in advance; the judge embeds any other it is asked about."""
-    return screen_content(text, Policy(), subject=subject, user_text=user_text) is None
+def screen_judged(text: str, *, subject: str = "user", judge: Judge | None) -> _Screen | None:
+    """The learned judgement of `screen_content`, for text the rules let through."""
+    stripped = text.strip()
+    if judge is None or not judge.reads(stripped):
+        return None
+    verdict = judge.judge(stripped)
+    directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
+    if verdict.label != "durable" and (verdict.label != "injection" or directed):
+        return _Screen(verdict.label, verdict.detail)
+    return None
+
+
+def _prepare_judge(
+    candidates: Sequence[CandidateIn],
+    revisions: Sequence[RevisionIn],
+    stored: _StoredFacts,
+    *,
+    aliases: Mapping[str, str],
+    policy: Policy,
+    user_text: str | None,
+    judge: Judge,
+) -> None:
+    """Embed in one batch what the judge will read: new texts the rules let through (the
+    user's words too when one is a rule for the assistant, whose support they decide). A
+    repeat of a stored memory or a reinforcement of a shown one only strengthens what was
+    already judged, so it is never embedded for the judge."""
+    items = [
+        (c.content.strip(), c.subject)
+        for c in candidates
+        if c.confidence >= policy.min_confidence or c.explicit
+        if not (c.action == "reinforce" and c.target_id in aliases)
+        if stored.find(_Fingerprint.of(c.content)) is None
+    ]
+    items += [(r.new_content.strip(), "user") for r in revisions if r.new_content]
+    texts = [
+        text
+        for text, subject in items
+        if screen_rules(text, policy, subject=subject, user_text=user_text) is None
+    ]
+    if user_text is not None and any(
+        is_assistant_rule(t, subject) for t, subject in items if t in texts
+    ):
+        texts.append(user_text)
+    judge.prepare([t for t in texts if judge.reads(t)])
 
 
 # --- Duplicates -----------------------------------------------------------------------------
@@ -393,6 +443,17 @@ def gate(
     merged_ids: set[str] = set()
     explicit_count = 0
     order = sorted(range(len(candidates)), key=lambda i: (-candidates[i].confidence, i))
+    similarity = judge.similarity if judge is not None else None
+    if judge is not None:
+        _prepare_judge(
+            candidates,
+            revisions,
+            stored,
+            aliases=aliases,
+            policy=policy,
+            user_text=user_text,
+            judge=judge,
+        )
 
     for i in order:
         c = candidates[i]
@@ -414,8 +475,8 @@ def gate(
         if problem:
             decide("rejected", "invalid", problem)
             continue
-        screen = screen_content(
-            c.content, policy, subject=c.subject, user_text=user_text, judge=judge
+        screen = screen_rules(
+            c.content, policy, subject=c.subject, user_text=user_text, similarity=similarity
         ) or _secret_in_reason(c.reason)
         if screen:
             decide("rejected", screen.reason, screen.detail)
@@ -453,6 +514,11 @@ def gate(
             continue
         if accepted_index.has_same(fingerprint):
             decide("rejected", "duplicate", "repeats another candidate of this turn")
+            continue
+        # Judged last: only a new memory needs it, and the judge is the costly check.
+        judged = screen_judged(c.content, subject=c.subject, judge=judge)
+        if judged:
+            decide("rejected", judged.reason, judged.detail)
             continue
         if explicit:
             accepted_prints.append(fingerprint)

@@ -11,10 +11,9 @@ from . import store
 from .apply import Applied, apply_decisions
 from .config import Settings, require_api_key
 from .credentials import redact
-from .directives import is_assistant_rule
 from .errors import LLMError
 from .explicit import asks_to_forget, asks_to_remember, matches_request
-from .gate import gate, left_to_judge
+from .gate import gate
 from .judge import Judge
 from .llm import ChatModel
 from .models import (
@@ -114,7 +113,7 @@ def run_turn(
             max_turns=settings.session_turns,
         )
     with report.stage("gate"):
-        judge = build_judge(retriever, proposal, user_input)
+        judge = build_judge(retriever, proposal)
         report.result = gate(
             proposal.candidates,
             proposal.revisions,
@@ -279,21 +278,12 @@ def retrieve_for_turn(
     return retrieval.used
 
 
-def build_judge(retriever: Retriever, proposal: Proposal, user_input: str) -> Judge | None:
-    """The learned judgement, when embeddings are on and there is something to judge. The
-    texts the rules leave to it are embedded in one batch (the user's words too when one is
-    a rule for the assistant, whose support they decide); the rules refuse most junk before
-    it needs a vector."""
-    items = [(c.content, c.subject) for c in proposal.candidates]
-    items += [(r.new_content, "user") for r in proposal.revisions if r.new_content]
-    if retriever.embedder is None or not items:
+def build_judge(retriever: Retriever, proposal: Proposal) -> Judge | None:
+    """The learned judgement, when embeddings are on and there is something to judge (the
+    gate embeds, in one batch, only the texts that reach it)."""
+    if retriever.embedder is None or not (proposal.candidates or proposal.revisions):
         return None
-    judge = Judge(retriever.embedder)
-    texts = [t for t, subject in items if left_to_judge(t, subject=subject, user_text=user_input)]
-    if any(is_assistant_rule(t, subject) for t, subject in items if t in texts):
-        texts.append(user_input)
-    judge.prepare([t for t in texts if judge.reads(t)])
-    return judge
+    return Judge(retriever.embedder)
 
 
 def embed_written(
