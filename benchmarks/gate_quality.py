@@ -59,7 +59,7 @@ def per_class(s: Score) -> str:
 
 def summary(name: str, s: Score) -> str:
     return (
-        f"{name:<26} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
+        f"{name:<30} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
         f"{s.recall('injection'):>8.3f} {s.near_miss_pass_rate():>9.3f} "
         f"{s.recall('durable'):>8.3f}"
     )
@@ -126,7 +126,7 @@ def main() -> None:
         cv = cross_validated(rows, policy) if judge and part == "tune" and not args.no_cv else None
         print(f"\n## {part}: {len(rows)} candidates")
         print(
-            f"{'configuration':<26} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
+            f"{'configuration':<30} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
             f"{'near-miss':>9} {'durable R':>8}"
         )
         print(summary("rules only (floor)", rules))
