@@ -249,11 +249,31 @@ def screen_judged(text: str, *, subject: str = "user", judge: Judge | None) -> _
     stripped = text.strip()
     if judge is None or not judge.reads(stripped):
         return None
-    verdict = judge.judge(stripped)
+    verdict = judge.judge(as_judged(stripped))
     directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
     if verdict.label != "durable" and (verdict.label != "injection" or directed):
         return _Screen(verdict.label, verdict.detail)
     return None
+
+
+def as_judged(text: str) -> str:
+    """`text` as the judge reads it: a hedge word the rules know to be a name ("a cat named
+    Maybe", "Maybe is her cat") becomes a plain name, since the model reads the word alone."""
+    if not text.isascii():
+        return text
+    lowered = text.lower()
+    names = sorted(
+        (m.start(), m.end())
+        for pattern, _ in _SPECULATIVE
+        for m in pattern.finditer(lowered)
+        if _quoted(lowered, m.start(), m.end()) or _is_name(text, m.start(), m.end())
+    )
+    out, last = [], 0
+    for start, end in names:
+        if start >= last:
+            out += [text[last:start], "Max" if text[start].isupper() else "max"]
+            last = end
+    return "".join(out) + text[last:]
 
 
 def _prepare_judge(
@@ -287,7 +307,7 @@ def _prepare_judge(
         is_assistant_rule(t, subject) for t, subject in items if t in texts
     ):
         texts.append(user_text)
-    judge.prepare([t for t in texts if judge.reads(t)])
+    judge.prepare([as_judged(t) for t in texts if judge.reads(t)])
 
 
 # --- Duplicates -----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from benchmarks.gate_eval import load, score
 from pipeline.credentials import find_secrets, redact
 from pipeline.directives import find_injection
 from pipeline.embeddings import Embedder, semantic_available
-from pipeline.gate import gate
+from pipeline.gate import as_judged, gate
 from pipeline.judge import LABELS, Classifier, Examples, Judge
 from pipeline.models import CandidateIn, Policy
 from tests.strategies import memory
@@ -243,3 +243,19 @@ def test_each_class_has_its_own_threshold(threshold: float, verdict: str) -> Non
     if verdict == "rejected":
         assert decision.reason == "ephemeral"
         assert "an example of ephemeral" in decision.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "judged"),
+    [
+        ("User's cat is named Maybe.", "User's cat is named Max."),
+        ("Maybe is the name of the user's cat.", "Max is the name of the user's cat."),
+        ("User listens to the band 'Perhaps'.", "User listens to the band 'Max'."),
+        ("User might move to Oslo.", "User might move to Oslo."),
+        ("User is maybe a teacher.", "User is maybe a teacher."),
+    ],
+)
+def test_the_judge_reads_a_hedge_word_that_is_a_name_as_a_name(text: str, judged: str) -> None:
+    """The rules know "Maybe" in "a cat named Maybe" is a name; the judge is shown a plain
+    name there, and a real hedge as it is."""
+    assert as_judged(text) == judged
