@@ -290,21 +290,22 @@ def _prepare_judge(
     user's words too when one is a rule for the assistant, whose support they decide). A
     repeat of a stored memory or a reinforcement of a shown one only strengthens what was
     already judged, so it is never embedded for the judge."""
+    # (text, subject, whether a stored repeat of it would be merged), cheapest checks first.
     items = [
-        (c.content.strip(), c.subject)
+        (c.content.strip(), c.subject, True)
         for c in candidates
         if c.confidence >= policy.min_confidence or c.explicit
         if not (c.action == "reinforce" and c.target_id in aliases)
-        if stored.find(_Fingerprint.of(c.content)) is None
     ]
-    items += [(r.new_content.strip(), "user") for r in revisions if r.new_content]
+    items += [(r.new_content.strip(), "user", False) for r in revisions if r.new_content]
     texts = [
         text
-        for text, subject in items
+        for text, subject, merges in items
         if screen_rules(text, policy, subject=subject, user_text=user_text) is None
+        if not (merges and stored.find(_Fingerprint.of(text)) is not None)
     ]
     if user_text is not None and any(
-        is_assistant_rule(t, subject) for t, subject in items if t in texts
+        is_assistant_rule(t, subject) for t, subject, _ in items if t in texts
     ):
         texts.append(user_text)
     judge.prepare([as_judged(t) for t in texts if judge.reads(t)])
@@ -367,8 +368,16 @@ class _StoredFacts:
 
     def __init__(self, memories: Sequence[Memory]) -> None:
         self.items = [(m.id, m.content) for m in memories]
+        # The judge's batch and the decision ask about the same candidates.
+        self._found: dict[tuple[_Fingerprint, str | None], str | None] = {}
 
     def find(self, fingerprint: _Fingerprint, *, exclude: str | None = None) -> str | None:
+        key = (fingerprint, exclude)
+        if key not in self._found:
+            self._found[key] = self._search(fingerprint, exclude)
+        return self._found[key]
+
+    def _search(self, fingerprint: _Fingerprint, exclude: str | None) -> str | None:
         if not fingerprint.terms:
             return None  # a text with no terms is the same fact as nothing
         need = math.ceil(NEAR_DUPLICATE_JACCARD * len(fingerprint.terms) - 1e-9)
