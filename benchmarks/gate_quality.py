@@ -1,12 +1,15 @@
 """How well the gate judges: confusion tables and precision/recall per class.
 
 Runs the real gate over the labelled corpus in tests/data/gate_corpus/: `tune` (the judge
-is trained and the rules tuned on it), `heldout` (written before any tuning, never tuned
-on) and, when present, `final` (a last check, also never tuned on). For each part it
-compares the gate with its own parts: the lexical rules alone (the floor without the
-semantic extra) and the full gate (rules plus the learned judge).
+is trained and the rules tuned on it), `heldout` (written before any tuning; its errors
+were read once) and, when present, `final` (a last check, never used to change anything).
+For each part it compares the gate with its own parts: the lexical rules alone (the floor
+without the semantic extra), the learned judge alone, and the full gate (rules plus
+judge). On `tune` the judge is cross-validated: each row is judged by a model trained
+without its concept's fold (as train_judge.py chooses its settings), and the shipped
+judge, trained on all of it, is shown for reference.
 
-    python benchmarks/gate_quality.py [--parts tune,heldout,final] [--errors]
+    python benchmarks/gate_quality.py [--parts tune,heldout,final] [--errors] [--no-cv]
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.gate_eval import CLASSES, CORPUS, Score, load, score
+from benchmarks.gate_eval import CLASSES, CORPUS, Score, load, score, score_judge_alone
 from pipeline.embeddings import Embedder, semantic_available
 from pipeline.judge import Judge
 from pipeline.models import Policy
@@ -56,16 +59,58 @@ def per_class(s: Score) -> str:
 
 def summary(name: str, s: Score) -> str:
     return (
-        f"{name:<22} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
+        f"{name:<30} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
         f"{s.recall('injection'):>8.3f} {s.near_miss_pass_rate():>9.3f} "
         f"{s.recall('durable'):>8.3f}"
     )
+
+
+def cross_validated(rows: list[dict], policy: Policy) -> tuple[Score, Score]:
+    """Gate and judge alone on `rows` (tune), each row judged by the model trained without
+    its fold, with the shipped settings (regularisation and thresholds)."""
+    from benchmarks.train_judge import fold_of, gate_rows, out_of_fold, shipped_meta
+    from benchmarks.vector_cache import DEFAULT, VectorCache
+    from pipeline.judge import LABELS, Classifier, Examples
+
+    meta = shipped_meta()
+    train = gate_rows()
+    cache = VectorCache(DEFAULT)
+    vectors = cache.embed([r.text for r in train])
+    _, models = out_of_fold(vectors, train, meta["l2"])
+    gate_out: dict[int, tuple[str, str]] = {}
+    alone_out: dict[int, tuple[str, str]] = {}
+    for k, (w, b) in enumerate(models):
+        kept = [i for i, r in enumerate(train) if fold_of(r.concept) != k]
+        examples = {
+            label: Examples(
+                vectors[[i for i in kept if train[i].label == label]],
+                [train[i].text for i in kept if train[i].label == label],
+            )
+            for label in LABELS[1:]
+        }
+        judge = Judge(cache, Classifier(w, b, meta["thresholds"]), examples)
+        mine = [i for i, r in enumerate(rows) if fold_of(r["concept"]) == k]
+        part = [rows[i] for i in mine]
+        g = score(part, judge=judge, policy=policy)
+        a = score_judge_alone(part, judge=judge)
+        for j, i in enumerate(mine):
+            gate_out[i] = (g.predicted[j], g.details[j])
+            alone_out[i] = (a.predicted[j], a.details[j])
+    cache.save()
+
+    def as_score(out: dict[int, tuple[str, str]]) -> Score:
+        return Score(
+            rows, [out[i][0] for i in range(len(rows))], [out[i][1] for i in range(len(rows))]
+        )
+
+    return as_score(gate_out), as_score(alone_out)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="tune,heldout,final")
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
+    parser.add_argument("--no-cv", action="store_true", help="tune: only the shipped judge")
     args = parser.parse_args()
     policy = Policy()
     judge = Judge(Embedder()) if semantic_available() else None
@@ -77,16 +122,23 @@ def main() -> None:
         full = score(rows, judge=judge, policy=policy) if judge else None
         per_row_ms = (time.perf_counter() - started) * 1000 / len(rows)
         rules = score(rows, judge=None, policy=policy)
+        alone = score_judge_alone(rows, judge=judge) if judge else None
+        cv = cross_validated(rows, policy) if judge and part == "tune" and not args.no_cv else None
         print(f"\n## {part}: {len(rows)} candidates")
         print(
-            f"{'configuration':<22} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
+            f"{'configuration':<30} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
             f"{'near-miss':>9} {'durable R':>8}"
         )
         print(summary("rules only (floor)", rules))
-        if full:
-            print(summary("rules + judge (gate)", full))
+        if cv:
+            print(summary("judge alone (CV)", cv[1]))
+            print(summary("rules + judge (gate) (CV)", cv[0]))
+        if full and alone:
+            trained = " (shipped)" if part == "tune" else ""
+            print(summary("judge alone" + trained, alone))
+            print(summary("rules + judge (gate)" + trained, full))
             print(f"time per candidate, judge included: {per_row_ms:.1f} ms")
-        shown = full or rules
+        shown = cv[0] if cv else full or rules
         print()
         print(confusion_table(shown))
         print()

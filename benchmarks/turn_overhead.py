@@ -5,12 +5,19 @@ server that answers instantly. Each measured turn runs in a fresh process, as a 
 does; times are taken inside it, after the interpreter has started and the modules are
 imported, and exclude the two LLM round trips. Peak memory is the worker's max RSS.
 
-    python benchmarks/turn_overhead.py [--turns 5] [--sizes 0 1000 10000]
+    python benchmarks/turn_overhead.py [--turns 5] [--sizes 0 1000 10000] [--no-judge]
+
+`--no-judge` adds a semantic row with the gate's learned judgement switched off (the rules
+alone), so the judge's cost is read off one run. By default the reflection proposes the
+same two candidates every turn (a passing state, refused, and a fact that is merged after
+the first turn); `--new-facts` proposes a fact never seen before instead, which the judge
+reads and the turn stores.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import resource
 import statistics
@@ -18,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -76,6 +84,25 @@ def synthetic_store(size: int, now: datetime) -> LtmFile:
     return LtmFile(next_seq=size + 1, memories=memories)
 
 
+def new_facts() -> Callable[[dict], Step]:
+    """A responder whose reflection proposes a fact never seen before on every turn, so the
+    gate judges it and the turn stores (and embeds) it."""
+    turns = itertools.count()
+
+    def respond(request: dict) -> Step:
+        if is_reflection(request):
+            n = next(turns)
+            return reply_step(
+                reflection(
+                    candidate(f"User keeps {n} jars of {TOPICS[n % len(TOPICS)]} tea"),
+                    candidate("User is tired right now"),
+                )
+            )
+        return reply_step("An instant answer.")
+
+    return respond
+
+
 def instant(request: dict) -> Step:
     if is_reflection(request):
         return reply_step(
@@ -89,9 +116,14 @@ def instant(request: dict) -> Step:
 def worker(state: str, url: str, retriever: str, text: str) -> None:
     """One measured turn in this fresh process; prints its numbers as JSON."""
     started = time.perf_counter()
+    from pipeline import turn
     from pipeline.config import load_settings
     from pipeline.llm import ChatModel
     from pipeline.turn import run_turn
+
+    if retriever == "semantic-nojudge":
+        retriever = "semantic"
+        turn.build_judge = lambda *_args: None  # type: ignore[assignment]
 
     settings = load_settings(
         environ={
@@ -139,8 +171,9 @@ def run_worker(state: Path, url: str, retriever: str, text: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bench(size: int, retriever: str, turns: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp, ScriptedLLM(responder=instant) as server:
+def bench(size: int, retriever: str, turns: int, *, fresh: bool = False) -> dict:
+    responder = new_facts() if fresh else instant
+    with tempfile.TemporaryDirectory() as tmp, ScriptedLLM(responder=responder) as server:
         state = Path(tmp) / "state"
         (Path(tmp) / "empty.env").write_text("")
         paths = store.StatePaths(state)
@@ -174,24 +207,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 1000, 10_000])
+    parser.add_argument("--no-judge", action="store_true", help="add semantic without the judge")
+    parser.add_argument(
+        "--new-facts",
+        action="store_true",
+        help="propose a new fact every turn (stored) instead of the same one (merged)",
+    )
     args = parser.parse_args()
     from pipeline.embeddings import semantic_available
 
     retrievers = ["lexical", "semantic"] if semantic_available() else ["lexical"]
+    if args.no_judge and semantic_available():
+        retrievers.append("semantic-nojudge")
     print(
         f"median of {args.turns} turns, each in a fresh process (ms; LLM = instant local "
         "server; 'outside LLM' excludes interpreter start and imports)"
     )
     print(
-        f"{'memories':>8} {'retriever':>9} {'ltm KB':>7} {'load':>6} {'retrieve':>8} "
+        f"{'memories':>8} {'retriever':>16} {'ltm KB':>7} {'load':>6} {'retrieve':>8} "
         f"{'gate':>6} {'commit':>7} {'outside LLM':>11} {'imports':>7} {'peak MB':>7} "
         f"{'ctx tokens':>10} {'in prompt':>9}"
     )
     for size in args.sizes:
         for retriever in retrievers:
-            r = bench(size, retriever, args.turns)
+            r = bench(size, retriever, args.turns, fresh=args.new_facts)
             print(
-                f"{size:>8} {retriever:>9} {r['file_kb']:>7.0f} {r['load']:>6.1f} "
+                f"{size:>8} {retriever:>16} {r['file_kb']:>7.0f} {r['load']:>6.1f} "
                 f"{r['retrieve']:>8.1f} {r['gate']:>6.1f} {r['commit']:>7.1f} "
                 f"{r['outside']:>11.1f} {r['imports']:>7.0f} {r['peak_mb']:>7.0f} "
                 f"{r['context_tokens']:>10.0f} {r['used']:>9.0f}"

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .text import has_cjk
+
 REDACTED = "[REDACTED]"
 
 
@@ -96,13 +98,15 @@ _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\
 # --- Short values next to a sensitive noun -------------------------------------------------
 
 _SENSITIVE_NOUN = re.compile(
-    r"\b(?:pass(?:word|wd|phrase|code|key)s?|pwd|pins?|pin ?codes?|log-?ins?|credentials?|"
+    r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|p/?w|pwds?|pwords?|pswds?|psw|pins?|"
+    r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
     r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"
     r"lockbox|wi-?fi|unlock|confirmation|promo|voucher|gift card|pickup|parcel|otp) ?(?:codes?|"
     r"keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|ssn|social security(?: number)?|"
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
-    r"acct(?: number| no)?|routing number|sort code|iban|cvv|cvc|cvv2|tax (?:id|number)|"
+    r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
+    r"cvv|cvc|cvv2|tax (?:id|number)|"
     r"national id|id (?:number|card number)|driver'?s licen[cs]e(?: number)?|"
     r"licen[cs]e (?:number|key)|serial (?:number|key)|secrets?|api ?keys?|tokens?(?= *[:=])|"
     r"(?:access|api|auth|bearer|refresh|session|bot|personal access|github|slack) tokens?|"
@@ -323,9 +327,20 @@ def _word_before(text: str, index: int) -> str:
 def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:
     left = 0
     for m in _CLAUSE_END.finditer(text, 0, start):
-        left = m.end()
-    right = _CLAUSE_END.search(text, end)
+        if not _abbreviated(text, m.start()):
+            left = m.end()
+    right = next(
+        (m for m in _CLAUSE_END.finditer(text, end) if not _abbreviated(text, m.start())), None
+    )
     return left, right.start() if right else len(text)
+
+
+# Words shortened with a full stop: "acct no. 5512", "tel. 030" go on in the same clause.
+_ABBREVIATIONS = frozenset("no nr num acct acc tel ph approx incl ref".split())
+
+
+def _abbreviated(text: str, dot: int) -> bool:
+    return text[dot] == "." and _word_before(text, dot) in _ABBREVIATIONS
 
 
 def _value_span(
@@ -389,7 +404,7 @@ def _is_known_word(value: str) -> bool:
 
 
 def _is_cjk_noun(noun: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in noun)
+    return has_cjk(noun)
 
 
 def _noun_kind(noun: str) -> str:

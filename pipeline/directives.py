@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .text import terms
+from .text import has_cjk, is_cjk, terms
 
 _TEMPLATE_MARKERS = re.compile(
     r"<\|[a-z_ ]{2,20}\|>|\[/?INST\]|<</?SYS>>|<\s*/?\s*(?:system|instructions?|developer|"
@@ -167,7 +167,6 @@ _GENERIC = frozenset(
 # concise answers" for "keep it short"), so the check needs the similarity to refuse.
 MIN_SUPPORT = 0.2
 MIN_SIMILARITY = 0.2
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _GENERIC_CJK = frozenset("用户助手希望喜欢想要要求回答复总是每次以后他她的了是在和把给要请")
 
 
@@ -234,14 +233,14 @@ def supported_by(
     """Whether the user asked for this rule: enough of its own words are theirs, or (for
     text the embedding model reads, i.e. not CJK) it means nearly what they said. CJK
     words are compared by character, because a paraphrase rarely keeps the bigrams."""
-    if _CJK.search(text):
-        own = {ch for ch in text if _CJK.match(ch)} - _GENERIC_CJK
-        said = {ch for ch in user_text if _CJK.match(ch)}
+    if has_cjk(text):
+        own = {ch for ch in text if is_cjk(ch)} - _GENERIC_CJK
+        said = {ch for ch in user_text if is_cjk(ch)}
     else:
         own = set(terms(text)) - _GENERIC
         said = set(terms(user_text))
     if not own or len(own & said) / len(own) >= MIN_SUPPORT:
         return True
-    if _CJK.search(text):
+    if has_cjk(text):
         return False
     return similarity is None or similarity(text, user_text) >= MIN_SIMILARITY

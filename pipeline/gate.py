@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -28,7 +28,7 @@ from .models import (
     RevisionIn,
     Verdict,
 )
-from .text import NEGATIONS, dedupe_key, fold, terms
+from .text import NEGATIONS, count_cjk, dedupe_key, fold, terms
 
 if TYPE_CHECKING:
     from .judge import Judge
@@ -194,11 +194,27 @@ def screen_content(
     user_text: str | None = None,
     judge: Judge | None = None,
 ) -> _Screen | None:
-    """Why `text` must not become a memory, or None if it may. Order: safety first.
+    """Why `text` must not become a memory, or None if it may. Order: safety first, then
+    the lexical rules, then the learned judgement.
 
     `user_text` is what the user said this turn (None when a person wrote the memory
     themselves); `judge` is the learned judgement, when the semantic extra is installed.
     """
+    similarity = judge.similarity if judge is not None else None
+    return screen_rules(
+        text, policy, subject=subject, user_text=user_text, similarity=similarity
+    ) or screen_judged(text, subject=subject, judge=judge)
+
+
+def screen_rules(
+    text: str,
+    policy: Policy,
+    *,
+    subject: str = "user",
+    user_text: str | None = None,
+    similarity: Callable[[str, str], float] | None = None,
+) -> _Screen | None:
+    """The rules of `screen_content`: secrets, planted instructions and the lexical floor."""
     stripped = text.strip()
     if not stripped:
         return _Screen("invalid", "empty content")
@@ -207,7 +223,6 @@ def screen_content(
     secret = find_secret(stripped)
     if secret:
         return _Screen("secret", f"contains a {secret}")
-    similarity = judge.similarity if judge is not None else None
     injection = find_injection(
         stripped, subject=subject, user_text=user_text, similarity=similarity
     )
@@ -223,15 +238,77 @@ def screen_content(
         if hit:
             return _Screen(reason, f"{hit[1]} ({hit[0]!r})")
     # A CJK character carries about as much as a short English word.
-    length = len(stripped) + 2 * sum(1 for ch in stripped if "\u4e00" <= ch <= "\u9fff")
+    length = len(stripped) + 2 * count_cjk(stripped)
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
         return _Screen("small_talk", "no content words")
-    if judge is not None and judge.reads(stripped):
-        verdict = judge.judge(stripped)
-        directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
-        if verdict.label != "durable" and (verdict.label != "injection" or directed):
-            return _Screen(verdict.label, verdict.detail)
     return None
+
+
+def screen_judged(text: str, *, subject: str = "user", judge: Judge | None) -> _Screen | None:
+    """The learned judgement of `screen_content`, for text the rules let through."""
+    stripped = text.strip()
+    if judge is None or not judge.reads(stripped):
+        return None
+    verdict = judge.judge(as_judged(stripped))
+    directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
+    if verdict.label != "durable" and (verdict.label != "injection" or directed):
+        return _Screen(verdict.label, verdict.detail)
+    return None
+
+
+def as_judged(text: str) -> str:
+    """`text` as the judge reads it: a hedge word the rules know to be a name ("a cat named
+    Maybe", "Maybe is her cat") becomes a plain name, since the model reads the word alone."""
+    if not text.isascii():
+        return text
+    lowered = text.lower()
+    names = sorted(
+        (m.start(), m.end())
+        for pattern, _ in _SPECULATIVE
+        for m in pattern.finditer(lowered)
+        if _quoted(lowered, m.start(), m.end()) or _is_name(text, m.start(), m.end())
+    )
+    out, last = [], 0
+    for start, end in names:
+        if start >= last:
+            out += [text[last:start], "Max" if text[start].isupper() else "max"]
+            last = end
+    return "".join(out) + text[last:]
+
+
+def _prepare_judge(
+    candidates: Sequence[CandidateIn],
+    revisions: Sequence[RevisionIn],
+    stored: _StoredFacts,
+    *,
+    aliases: Mapping[str, str],
+    policy: Policy,
+    user_text: str | None,
+    judge: Judge,
+) -> None:
+    """Embed in one batch what the judge will read: new texts the rules let through (the
+    user's words too when one is a rule for the assistant, whose support they decide). A
+    repeat of a stored memory or a reinforcement of a shown one only strengthens what was
+    already judged, so it is never embedded for the judge."""
+    # (text, subject, whether a stored repeat of it would be merged), cheapest checks first.
+    items = [
+        (c.content.strip(), c.subject, True)
+        for c in candidates
+        if c.confidence >= policy.min_confidence or c.explicit
+        if not (c.action == "reinforce" and c.target_id in aliases)
+    ]
+    items += [(r.new_content.strip(), "user", False) for r in revisions if r.new_content]
+    texts = [
+        text
+        for text, subject, merges in items
+        if screen_rules(text, policy, subject=subject, user_text=user_text) is None
+        if not (merges and stored.find(_Fingerprint.of(text)) is not None)
+    ]
+    if user_text is not None and any(
+        is_assistant_rule(t, subject) for t, subject, _ in items if t in texts
+    ):
+        texts.append(user_text)
+    judge.prepare([as_judged(t) for t in texts if judge.reads(t)])
 
 
 # --- Duplicates -----------------------------------------------------------------------------
@@ -291,8 +368,16 @@ class _StoredFacts:
 
     def __init__(self, memories: Sequence[Memory]) -> None:
         self.items = [(m.id, m.content) for m in memories]
+        # The judge's batch and the decision ask about the same candidates.
+        self._found: dict[tuple[_Fingerprint, str | None], str | None] = {}
 
     def find(self, fingerprint: _Fingerprint, *, exclude: str | None = None) -> str | None:
+        key = (fingerprint, exclude)
+        if key not in self._found:
+            self._found[key] = self._search(fingerprint, exclude)
+        return self._found[key]
+
+    def _search(self, fingerprint: _Fingerprint, exclude: str | None) -> str | None:
         if not fingerprint.terms:
             return None  # a text with no terms is the same fact as nothing
         need = math.ceil(NEAR_DUPLICATE_JACCARD * len(fingerprint.terms) - 1e-9)
@@ -387,6 +472,17 @@ def gate(
     merged_ids: set[str] = set()
     explicit_count = 0
     order = sorted(range(len(candidates)), key=lambda i: (-candidates[i].confidence, i))
+    similarity = judge.similarity if judge is not None else None
+    if judge is not None:
+        _prepare_judge(
+            candidates,
+            revisions,
+            stored,
+            aliases=aliases,
+            policy=policy,
+            user_text=user_text,
+            judge=judge,
+        )
 
     for i in order:
         c = candidates[i]
@@ -408,8 +504,8 @@ def gate(
         if problem:
             decide("rejected", "invalid", problem)
             continue
-        screen = screen_content(
-            c.content, policy, subject=c.subject, user_text=user_text, judge=judge
+        screen = screen_rules(
+            c.content, policy, subject=c.subject, user_text=user_text, similarity=similarity
         ) or _secret_in_reason(c.reason)
         if screen:
             decide("rejected", screen.reason, screen.detail)
@@ -447,6 +543,11 @@ def gate(
             continue
         if accepted_index.has_same(fingerprint):
             decide("rejected", "duplicate", "repeats another candidate of this turn")
+            continue
+        # Judged last: only a new memory needs it, and the judge is the costly check.
+        judged = screen_judged(c.content, subject=c.subject, judge=judge)
+        if judged:
+            decide("rejected", judged.reason, judged.detail)
             continue
         if explicit:
             accepted_prints.append(fingerprint)

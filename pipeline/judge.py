@@ -5,65 +5,100 @@ small linear classifier (multinomial logistic regression) over the MiniLM senten
 embedding tells durable facts from passing states, guesses, talk about the conversation
 and planted instructions. It was trained on the tune part of the labelled corpus in
 `tests/data/gate_corpus/` (`benchmarks/train_judge.py`) and ships as `judge/judge.npz`:
-the weights, the rejection threshold, and the training examples' vectors so that every
-verdict names the nearest labelled example. It needs the `semantic` extra; without it
-the gate's lexical rules are the floor. Deterministic: the same text gives the same
-verdict.
+the weights, a rejection threshold per class, and the vectors of the training examples
+of every rejecting class, so that a refusal names the nearest labelled example. It needs
+the `semantic` extra; without it the gate's lexical rules are the floor. Deterministic:
+the same text gives the same verdict.
+
+A turn pays for the judge only when a candidate reaches it (the rules refuse most junk
+first): the weights are read then, once per process, and the examples only when a
+verdict refuses and must name one.
 """
 
 from __future__ import annotations
 
+import io
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .text import has_cjk
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .retrieval import Embeds
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 LABELS = ("durable", "ephemeral", "speculative", "small_talk", "injection")
-DATA_FILE = "judge.npz"
+DATA_FILE = Path(__file__).parent / "judge" / "judge.npz"
 
 
 @dataclass(frozen=True)
 class JudgeVerdict:
-    """The judged kind of a text, how sure, and the labelled example nearest to it."""
+    """The judged kind of a text, how sure, and (for a refusal) the nearest labelled example."""
 
     label: str
     probability: float
-    nearest: str
-    similarity: float
+    nearest: str = ""
+    similarity: float = 0.0
 
     @property
     def detail(self) -> str:
+        judged = f"judged {self.label} (p={self.probability:.2f})"
+        if not self.nearest:
+            return judged
         return (
-            f"judged {self.label} (p={self.probability:.2f}); nearest example "
-            f"{self.nearest!r} ({self.label}, cos {self.similarity:.2f})"
+            f"{judged}; nearest example {self.nearest!r} ({self.label}, cos {self.similarity:.2f})"
         )
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """Weights, bias and the probability each rejecting class needs to refuse a text."""
+
+    weights: np.ndarray
+    bias: np.ndarray
+    thresholds: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Examples:
+    """The labelled training examples of one class: unit vectors and their texts."""
+
+    vectors: np.ndarray
+    texts: list[str]
 
 
 class Judge:
     """The trained classifier with its embedder; verdicts are cached per text."""
 
-    def __init__(self, embedder: Embeds, data: dict[str, Any] | None = None) -> None:
-        import numpy as np
-
-        data = data if data is not None else load_data()
+    def __init__(
+        self,
+        embedder: Embeds,
+        classifier: Classifier | None = None,
+        examples: dict[str, Examples] | None = None,
+    ) -> None:
         self.embedder = embedder
-        self.weights = np.asarray(data["weights"], dtype=np.float32)
-        self.bias = np.asarray(data["bias"], dtype=np.float32)
-        self.threshold = float(data["threshold"])
-        self.examples = np.asarray(data["example_vectors"], dtype=np.float32)
-        self.example_texts: list[str] = list(data["example_texts"])
-        self.example_labels: list[str] = list(data["example_labels"])
+        self.model_id = embedder.model_id  # an Embeds itself: the vector cache reuses its vectors
+        self._classifier = classifier
+        self._examples = examples
         self._vectors: dict[str, np.ndarray] = {}
         self._verdicts: dict[str, JudgeVerdict] = {}
+
+    @property
+    def classifier(self) -> Classifier:
+        if self._classifier is None:
+            self._classifier = load_classifier()
+        return self._classifier
+
+    @property
+    def examples(self) -> dict[str, Examples]:
+        if self._examples is None:
+            self._examples = load_examples()
+        return self._examples
 
     def prepare(self, texts: Sequence[str]) -> None:
         """Embed `texts` in one batch, so judging them later costs no model call."""
@@ -71,10 +106,6 @@ class Judge:
         if missing:
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
                 self._vectors[text] = vector
-
-    @property
-    def model_id(self) -> str:
-        return self.embedder.model_id
 
     def embed(self, texts: list[str], progress: Any = None) -> np.ndarray:
         """Vectors for `texts`, reusing the ones already computed for judging (a turn embeds
@@ -87,7 +118,7 @@ class Judge:
     def reads(self, text: str) -> bool:
         """Whether the model can judge `text`: MiniLM was trained on English, and its
         vectors for Chinese text place unrelated sentences close together."""
-        return _CJK.search(text) is None
+        return not has_cjk(text)
 
     def similarity(self, a: str, b: str) -> float:
         """Cosine similarity of two texts' embeddings."""
@@ -95,50 +126,85 @@ class Judge:
         return float(self._vectors[a] @ self._vectors[b])
 
     def judge(self, text: str) -> JudgeVerdict:
-        """What `text` is: durable unless another kind is more likely than the threshold."""
+        """What `text` is: durable unless another kind passes its class's threshold."""
         if text in self._verdicts:
             return self._verdicts[text]
         import numpy as np
 
         self.prepare([text])
         vector = self._vectors[text]
-        probabilities = softmax(vector @ self.weights + self.bias)
+        model = self.classifier
+        probabilities = softmax(vector @ model.weights + model.bias)
         best = int(np.argmax(probabilities))
         label = LABELS[best]
-        if label != "durable" and probabilities[best] < self.threshold:
+        if label != "durable" and probabilities[best] < model.thresholds[label]:
             label = "durable"
-        index = [i for i, lab in enumerate(self.example_labels) if lab == label]
-        sims = self.examples[index] @ vector
-        near = int(np.argmax(sims))
-        verdict = JudgeVerdict(
-            label=label,
-            probability=float(probabilities[LABELS.index(label)]),
-            nearest=self.example_texts[index[near]],
-            similarity=float(sims[near]),
-        )
+        probability = float(probabilities[LABELS.index(label)])
+        if label == "durable":
+            verdict = JudgeVerdict(label, probability)  # a pass needs no example to explain it
+        else:
+            examples = self.examples[label]
+            sims = examples.vectors @ vector
+            near = int(np.argmax(sims))
+            verdict = JudgeVerdict(label, probability, examples.texts[near], float(sims[near]))
         self._verdicts[text] = verdict
         return verdict
 
 
-@cache
-def load_data() -> dict[str, Any]:
-    """The shipped classifier: weights, bias, threshold and labelled example vectors. Read
-    once per process: chat and library callers build a judge every turn."""
-    import io
-
+def _read() -> Any:
     import numpy as np
 
-    raw = files("pipeline").joinpath("judge", DATA_FILE).read_bytes()
-    with np.load(io.BytesIO(raw)) as npz:
-        meta = json.loads(str(npz["meta"]))
-        return {
-            "weights": npz["weights"],
-            "bias": npz["bias"],
-            "threshold": meta["threshold"],
-            "example_vectors": npz["example_vectors"],
-            "example_texts": meta["example_texts"],
-            "example_labels": meta["example_labels"],
-        }
+    # Stored uncompressed: each array is read when first used, without inflating the rest.
+    return np.load(io.BytesIO(DATA_FILE.read_bytes()))
+
+
+@cache
+def load_classifier() -> Classifier:
+    """The shipped weights and thresholds, read once per process (chat and library callers
+    build a judge every turn)."""
+    npz = _read()
+    meta = json.loads(npz["meta"].tobytes())
+    return Classifier(npz["weights"], npz["bias"], dict(meta["thresholds"]))
+
+
+@cache
+def load_examples() -> dict[str, Examples]:
+    """The shipped examples of each rejecting class, read once per process, when a verdict
+    first needs one."""
+    import numpy as np
+
+    npz = _read()
+    texts = json.loads(npz["example_texts"].tobytes())
+    labels = json.loads(npz["example_labels"].tobytes())
+    vectors = npz["example_vectors"].astype(np.float32)
+    out: dict[str, Examples] = {}
+    for label in LABELS[1:]:
+        index = [i for i, lab in enumerate(labels) if lab == label]
+        out[label] = Examples(vectors[index], [texts[i] for i in index])
+    return out
+
+
+def pack(classifier: Classifier, examples: dict[str, Examples], meta: dict[str, Any]) -> bytes:
+    """The data file's bytes: what `load_classifier` and `load_examples` read back."""
+    import numpy as np
+
+    def utf8(value: Any) -> np.ndarray:
+        return np.frombuffer(json.dumps(value, ensure_ascii=False).encode(), dtype=np.uint8)
+
+    labels = [label for label in LABELS[1:] for _ in examples[label].texts]
+    buffer = io.BytesIO()
+    np.savez(
+        buffer,
+        weights=classifier.weights.astype(np.float32),
+        bias=classifier.bias.astype(np.float32),
+        example_vectors=np.concatenate([examples[lab].vectors for lab in LABELS[1:]]).astype(
+            np.float16
+        ),
+        example_texts=utf8([t for lab in LABELS[1:] for t in examples[lab].texts]),
+        example_labels=utf8(labels),
+        meta=utf8({**meta, "thresholds": classifier.thresholds}),
+    )
+    return buffer.getvalue()
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ class TurnReport:
 
     model: str
     endpoint: str
-    state_dir: str
+    store: str  # where the state is kept (a folder, or a database without its password)
     dry_run: bool
     new_session: bool
     write_mode: str = "write"
@@ -118,7 +118,7 @@ class TurnReport:
         lines = [
             f"── trace · turn {self.turn_id or '-'} · user {self.user_id} · session "
             f"{self.session_id or '-'}",
-            f"model {self.model} at {self.endpoint} · state {self.state_dir}"
+            f"model {self.model} at {self.endpoint} · state {self.store}"
             + (" · DRY RUN (ltm.json untouched)" if self.dry_run else "")
             + (f" · {self.write_mode.upper()} MODE" if self.write_mode != "write" else ""),
         ]

@@ -21,7 +21,23 @@ STOPWORDS = frozenset(
 NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "cannot", "without", "dont", "doesnt"})
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Han, kana and hangul: scripts written without spaces, which MiniLM does not read.
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether `text` holds any CJK character (Han, kana or hangul)."""
+    return not text.isascii() and _CJK.search(text) is not None
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether the single character `ch` is CJK."""
+    return _CJK.match(ch) is not None
+
+
+def count_cjk(text: str) -> int:
+    """How many CJK characters `text` holds."""
+    return 0 if text.isascii() else len(_CJK.findall(text))
 
 
 def fold(text: str) -> str:
@@ -137,5 +153,5 @@ def dedupe_key(text: str) -> str:
 
 def estimate_tokens(text: str) -> int:
     """A cheap, tokenizer-free estimate: ~4 characters a token, one token per CJK character."""
-    cjk = len(_CJK.findall(text))
+    cjk = count_cjk(text)
     return cjk + (len(text) - cjk + 3) // 4

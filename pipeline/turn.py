@@ -11,7 +11,6 @@ from . import store
 from .apply import Applied, apply_decisions
 from .config import Settings, require_api_key
 from .credentials import redact
-from .directives import is_assistant_rule
 from .errors import LLMError
 from .explicit import asks_to_forget, asks_to_remember, matches_request
 from .gate import gate
@@ -131,7 +130,7 @@ def run_turn(
             max_turns=settings.session_turns,
         )
     with report.stage("gate"):
-        judge = build_judge(retriever, proposal, user_input)
+        judge = build_judge(retriever, proposal)
         report.result = gate(
             proposal.candidates,
             proposal.revisions,
@@ -168,7 +167,7 @@ def new_report(settings: Settings, *, dry_run: bool, new_session: bool) -> TurnR
     return TurnReport(
         model=settings.model,
         endpoint=settings.endpoint_host,
-        state_dir=str(settings.state_dir),
+        store=settings.store.describe(),
         dry_run=dry_run,
         new_session=new_session,
         user_id=settings.user_id,
@@ -299,19 +298,12 @@ def retrieve_for_turn(
     return retrieval.used
 
 
-def build_judge(retriever: Retriever, proposal: Proposal, user_input: str) -> Judge | None:
-    """The learned judgement, when embeddings are on and there is something to judge. All
-    texts it may need are embedded in one batch (the user's words only when a candidate is
-    a rule for the assistant, whose support they decide)."""
-    texts = [c.content for c in proposal.candidates]
-    texts += [r.new_content for r in proposal.revisions if r.new_content]
-    if retriever.embedder is None or not texts:
+def build_judge(retriever: Retriever, proposal: Proposal) -> Judge | None:
+    """The learned judgement, when embeddings are on and there is something to judge (the
+    gate embeds, in one batch, only the texts that reach it)."""
+    if retriever.embedder is None or not (proposal.candidates or proposal.revisions):
         return None
-    judge = Judge(retriever.embedder)
-    if any(is_assistant_rule(c.content, c.subject) for c in proposal.candidates):
-        texts.append(user_input)
-    judge.prepare([t for t in texts if judge.reads(t)])
-    return judge
+    return Judge(retriever.embedder)
 
 
 def embed_written(

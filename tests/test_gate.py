@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -341,3 +342,23 @@ def test_numbers_no_card_could_have_are_not_cards(number: str) -> None:
     assert luhn.is_valid(number)
     assert [f for f in find_secrets(f"ref {number}") if f.kind == "card number"] == []
     assert [f.kind for f in find_secrets("ref 4111 1111 1111 1111")] == ["card number"]
+
+
+@given(candidates, stores())
+@settings(max_examples=200, deadline=None)
+def test_one_candidate_is_decided_alike_with_and_without_the_index(
+    candidate: CandidateIn, memories: list[Memory]
+) -> None:
+    """`memory add` compares its one candidate directly; the indexed path of an import
+    reaches the same decision for it."""
+    from pipeline import batch
+
+    policy = replace(POLICY, min_confidence=0.0, max_per_day=10**9)
+    direct = batch.gate_many([candidate], memories, policy=policy, now=NOW)
+    saved = batch.DIRECT_MAX
+    batch.DIRECT_MAX = 0
+    try:
+        indexed = batch.gate_many([candidate], memories, policy=policy, now=NOW)
+    finally:
+        batch.DIRECT_MAX = saved
+    assert direct == indexed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,9 +14,10 @@ from benchmarks.gate_eval import load, score
 from pipeline.credentials import find_secrets, redact
 from pipeline.directives import find_injection
 from pipeline.embeddings import Embedder, semantic_available
-from pipeline.gate import gate
-from pipeline.judge import Judge
+from pipeline.gate import as_judged, gate
+from pipeline.judge import LABELS, Classifier, Examples, Judge
 from pipeline.models import CandidateIn, Policy
+from tests.strategies import memory
 
 POLICY = Policy()
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
@@ -61,6 +63,40 @@ def test_overall_accuracy_on_the_tune_part(judge: Judge) -> None:
 )
 def test_talk_about_secrets_is_not_a_secret(text: str) -> None:
     """No value, no secret: these facts keep every word."""
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("User's pw for the NAS: Quokka$Lantern7", "Quokka$Lantern7"),
+        ("Wifi pw is bluebird99", "bluebird99"),
+        ("p/w for the router: Zq8!mmr2", "Zq8!mmr2"),
+        ("pswd Kestrel#88 for the old laptop", "Kestrel#88"),
+        ("creds: admin / Kestrel88", "Kestrel88"),
+        ("PIN# 8812 for the debit card", "8812"),
+        ("PIN no. 5521", "5521"),
+        ("User's acct no. 55123498 at the credit union", "55123498"),
+        ("a/c no. 12345678", "12345678"),
+    ],
+)
+def test_abbreviated_sensitive_nouns_label_their_values(text: str, value: str) -> None:
+    """ "pw", "pin#", "acct no." name a secret as the full nouns do; "no." ends no clause."""
+    assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User's pw manager is Bitwarden.",
+        "User changes their pw every 90 days.",
+        "User works at PwC.",
+        "User lives at no. 10 on their street.",
+        "User's account number has 8 digits.",
+    ],
+)
+def test_abbreviations_without_a_value_stay_facts(text: str) -> None:
+    """An abbreviation with no value after it is talk about a secret, not one."""
     assert find_secrets(text) == []
 
 
@@ -134,3 +170,92 @@ def test_generated_secrets_are_refused_and_redacted(value: str, frame: str) -> N
     secret = value.rsplit(" ", maxsplit=1)[-1]
     assert secret not in redact(text)
     assert secret not in json.dumps(decision.detail)
+
+
+class _CountingEmbedder:
+    """Every text embeds to the same unit vector; the calls are recorded."""
+
+    model_id = "counting"
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        self.calls.append(list(texts))
+        vectors = np.zeros((len(texts), 4), dtype=np.float32)
+        vectors[:, 0] = 1.0
+        return vectors
+
+
+def _judge(bias: list[float], thresholds: dict[str, float]) -> tuple[Judge, _CountingEmbedder]:
+    """A judge whose probabilities are softmax(bias) for every text."""
+    import numpy as np
+
+    embedder = _CountingEmbedder()
+    classifier = Classifier(
+        np.zeros((4, len(LABELS)), dtype=np.float32), np.array(bias, dtype=np.float32), thresholds
+    )
+    examples = {
+        label: Examples(np.eye(1, 4, dtype=np.float32), [f"an example of {label}"])
+        for label in LABELS[1:]
+    }
+    return Judge(embedder, classifier, examples), embedder
+
+
+def test_only_new_texts_the_rules_let_through_are_embedded_for_the_judge() -> None:
+    """A rule-refused candidate and a repeat of a stored memory cost the judge no vector,
+    and the rest are embedded in one batch."""
+    pytest.importorskip("numpy")
+    judge, embedder = _judge([5, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]})
+    stored = [memory("mem_0001", "User keeps bees in the garden")]
+    candidates = [
+        CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
+        for text in (
+            "User is tired right now",
+            "User keeps bees in the garden",
+            "User plays the cello",
+            "User collects vintage maps",
+        )
+    ]
+    result = gate(candidates, [], stored, aliases={}, policy=POLICY, now=NOW, judge=judge)
+    assert [d.verdict for d in result.candidates] == ["rejected", "merged", "accepted", "accepted"]
+    assert embedder.calls == [["User plays the cello", "User collects vintage maps"]]
+
+
+@pytest.mark.parametrize(("threshold", "verdict"), [(0.5, "rejected"), (0.9, "accepted")])
+def test_each_class_has_its_own_threshold(threshold: float, verdict: str) -> None:
+    """A passing state judged at p=0.65 is refused only when its class's threshold is lower."""
+    pytest.importorskip("numpy")
+    thresholds = {"ephemeral": threshold, "speculative": 0.1, "small_talk": 0.1, "injection": 0.1}
+    judge, _ = _judge([0, 2, 0, 0, 0], thresholds)  # p(ephemeral) = e^2 / (e^2 + 4) = 0.65
+    decision = gate(
+        [CandidateIn(type="habit", subject="user", content="User has a headache", confidence=0.9)],
+        [],
+        [],
+        aliases={},
+        policy=POLICY,
+        now=NOW,
+        judge=judge,
+    ).candidates[0]
+    assert decision.verdict == verdict
+    if verdict == "rejected":
+        assert decision.reason == "ephemeral"
+        assert "an example of ephemeral" in decision.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "judged"),
+    [
+        ("User's cat is named Maybe.", "User's cat is named Max."),
+        ("Maybe is the name of the user's cat.", "Max is the name of the user's cat."),
+        ("User listens to the band 'Perhaps'.", "User listens to the band 'Max'."),
+        ("User might move to Oslo.", "User might move to Oslo."),
+        ("User is maybe a teacher.", "User is maybe a teacher."),
+    ],
+)
+def test_the_judge_reads_a_hedge_word_that_is_a_name_as_a_name(text: str, judged: str) -> None:
+    """The rules know "Maybe" in "a cat named Maybe" is a name; the judge is shown a plain
+    name there, and a real hedge as it is."""
+    assert as_judged(text) == judged
