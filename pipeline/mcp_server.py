@@ -38,10 +38,10 @@ mcpServers block:
   {"mcpServers": {"memory-test": {"command": "memory-test",
                                   "args": ["mcp", "--user", "sam"]}}}
 
-From a checkout, use "python" as the command and "/path/to/memory_test.py", "mcp", ...
-as the arguments. Tools: search, recall, add, get, list, forget, history, stats, and
-remember when an API key is configured (MOONSHOT_API_KEY). Every tool works on the
-user given here, and only on that user.
+From a checkout, the command is the checkout's Python (.venv/bin/python) and the
+arguments start with the path of memory_test.py. Tools: search, recall, add, get, list,
+forget, history, stats, and remember when an API key is configured (MOONSHOT_API_KEY).
+Every tool works on the user given here, and only on that user.
 """
 
 INSTRUCTIONS = (
@@ -86,7 +86,16 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
-    """Parse, open the memory, serve until the client closes stdin."""
+    """Parse, open the memory, serve until the client closes stdin (or Ctrl-C: 130)."""
+    try:
+        return _serve(argv, project_dir)
+    except KeyboardInterrupt:
+        # Every change a tool made was committed before the tool returned.
+        print("memory-test: mcp server interrupted", file=sys.stderr)
+        return 130
+
+
+def _serve(argv: Sequence[str], project_dir: Path | None) -> int:
     try:
         args = build_parser(project_dir).parse_args(argv)
     except ArgumentError as exc:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -242,3 +246,22 @@ def test_the_warm_server_sees_what_another_process_writes(
         assert "User grows tea in the garden" in recalled["context"]
 
     drive(env, tmp_path / "server.log", script)
+
+
+def test_ctrl_c_stops_the_server_without_a_traceback(env: dict[str, str]) -> None:
+    """SIGINT (Ctrl-C in a terminal) ends the server with exit 130 and one line, and
+    nothing on stdout, which belongs to the protocol."""
+    with subprocess.Popen(
+        [sys.executable, str(PROJECT / "memory_test.py"), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={"PATH": os.environ.get("PATH", ""), **env},
+        cwd=PROJECT,
+    ) as server:
+        time.sleep(2)  # most likely serving by now; earlier, the same line and exit code
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=30)
+    assert server.returncode == 130
+    assert out == b""
+    assert err.decode() == "memory-test: mcp server interrupted\n"
