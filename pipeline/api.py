@@ -24,13 +24,21 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from . import store
-from .config import DEFAULT_BASE_URL, DEFAULT_MODEL, Locations, Settings, validate_id
+from .config import (
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    Locations,
+    Settings,
+    validate_id,
+    validate_label,
+)
 from .credentials import redact
 from .errors import NotFound, UsageError
-from .models import CandidateIn, GateResult, HistoryEntry, LtmFile
+from .models import CandidateIn, GateResult, HistoryEntry, LtmFile, Scope
 from .models import Memory as StoredMemory
 
 if TYPE_CHECKING:
+    from .health import Health
     from .reflect import Completer
     from .report import TurnReport
     from .warm import WarmMemory
@@ -59,9 +67,13 @@ class MemoryView:
         return self.memory.content
 
     def to_json(self) -> dict[str, Any]:
-        """Every stored field, plus `current_confidence` rounded to 4 places."""
+        """Every stored field, seed 003's labels (unset: null, false), and
+        `current_confidence` rounded to 4 places."""
+        labels = self.memory.labels()
+        stored = self.memory.model_dump(mode="json")
         return {
-            **self.memory.model_dump(mode="json"),
+            **{k: v for k, v in stored.items() if k not in labels},
+            **labels,
             "current_confidence": round(self.current_confidence, 4),
         }
 
@@ -210,10 +222,16 @@ class Memory:
     def user_id(self) -> str:
         return self.settings.user_id
 
-    def _settings_for(self, session: str | None) -> Settings:
-        if session is None:
-            return self.settings
-        return replace(self.settings, session_id=validate_id("session", session))
+    def _settings_for(
+        self, session: str | None, project: str | None = None, agent: str | None = None
+    ) -> Settings:
+        settings = self.settings
+        if session is not None:
+            settings = replace(settings, session_id=validate_id("session", session))
+        if project is not None or agent is not None:
+            scope = self.scope(project=project, agent=agent)
+            settings = replace(settings, project=scope.project, agent=scope.agent)
+        return settings
 
     def _note(self, warnings: Sequence[str]) -> None:
         self.warnings.extend(warnings)
@@ -239,17 +257,20 @@ class Memory:
         on_answer: Callable[[str], None] | None = None,
         on_delta: Callable[[str], None] | None = None,
         report: TurnReport | None = None,
+        project: str | None = None,
+        agent: str | None = None,
     ) -> TurnResult:
         """One turn: recall, answer, reflect, gate, commit. With `model=None` the library
         builds its own client from the settings, and then needs the API key.
 
         `on_answer` gets the answer as soon as it exists (before reflection); with
         `on_delta` the answer is streamed and each piece goes to it as it arrives; `report`, if
-        given, is filled as the turn goes, so a caller still has it when the turn fails."""
+        given, is filled as the turn goes, so a caller still has it when the turn fails.
+        `project` and `agent` scope what is recalled and label what is learned."""
         from .turn import new_report, run_turn
 
         text = self._checked("the input", text)
-        settings = self._settings_for(session)
+        settings = self._settings_for(session, project, agent)
         report = report or new_report(settings, dry_run=dry_run, new_session=new_session)
         run_turn(
             text,
@@ -278,6 +299,8 @@ class Memory:
         model: Completer | None = None,
         session: str | None = None,
         dry_run: bool = False,
+        project: str | None = None,
+        agent: str | None = None,
     ) -> TurnResult:
         """Reflect on, gate and commit one exchange that was answered elsewhere (by a
         framework's own model): the model is called once, for the reflection only."""
@@ -285,7 +308,7 @@ class Memory:
 
         user_text = self._checked("user_text", user_text)
         answer = self._checked("answer", answer)
-        settings = self._settings_for(session)
+        settings = self._settings_for(session, project, agent)
         report = new_report(settings, dry_run=dry_run, new_session=False)
         run_turn(
             user_text,
@@ -326,22 +349,69 @@ class Memory:
 
     # --- Reading --------------------------------------------------------------------------
 
-    def recall(self, query: str, history: Sequence[str] = ()) -> builtins.list[SearchHit]:
+    def scope(
+        self,
+        *,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+    ) -> Scope:
+        """The scope of one call: the labels given, else this memory's project and agent
+        (settings: --project, --agent, MEMTEST_PROJECT, MEMTEST_AGENT)."""
+        given = {"project": project, "agent": agent, "personality": personality}
+        for name, value in given.items():
+            if value is not None:
+                given[name] = validate_label(name, value)
+        return Scope(
+            project=given["project"] or self.settings.project,
+            agent=given["agent"] or self.settings.agent,
+            personality=given["personality"],
+        )
+
+    def recall(
+        self,
+        query: str,
+        history: Sequence[str] = (),
+        *,
+        project: str | None = None,
+        agent: str | None = None,
+    ) -> builtins.list[SearchHit]:
         """The memories a turn with this input would show the model, best first, under the
-        turn's budget and confidence floor; `history` is the previous user turns."""
+        turn's budget and confidence floor; `history` is the previous user turns. Only
+        memories the scope sees are recalled (see `scope`)."""
         return self._retrieve(
             query,
             history=history,
             min_confidence=self.settings.policy.min_confidence,
             token_budget=self.settings.memory_token_budget,
             max_items=self.settings.memory_max_items,
+            keep=self.scope(project=project, agent=agent).admits,
         ).hits
 
-    def search(self, query: str, *, limit: int = 10) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        type: str | None = None,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+        only_global: bool = False,
+    ) -> SearchResult:
         """Memories relevant to `query`, best first, with the turn's retriever (no budget,
-        no confidence floor)."""
+        no confidence floor), among those the scope sees; `only_global`: global ones only."""
         return self._retrieve(
-            query, history=(), min_confidence=0.0, token_budget=10**9, max_items=max(1, limit)
+            query,
+            history=(),
+            min_confidence=0.0,
+            token_budget=10**9,
+            max_items=max(1, limit),
+            keep=_matcher(
+                self.scope(project=project, agent=agent, personality=personality),
+                type=type,
+                only_global=only_global,
+            ),
         )
 
     def _retrieve(
@@ -352,19 +422,24 @@ class Memory:
         min_confidence: float,
         token_budget: int,
         max_items: int,
+        keep: Callable[[StoredMemory], bool],
     ) -> SearchResult:
         from .retrieval import Retriever, retrieve_relevant
 
         now = utcnow()
-        memories = self._load(now).memories
-        if self._warm is not None:
-            retriever = self._warm.retriever
-        else:
-            retriever = Retriever.create(semantic=self.settings.semantic_retrieval())
         vectors = None
-        if self._warm is not None and retriever.embedder is not None:
-            vectors, _, _ = self._warm.vectors_for(memories)
-        elif retriever.embedder is not None:
+        if self._warm is not None:
+            # Parsed memories and their vector matrix are reused until the store changes.
+            stored, matrix = self._warm.memories_and_vectors(now)
+            chosen = [i for i, m in enumerate(stored) if keep(m)]
+            memories = [stored[i] for i in chosen]
+            retriever = self._warm.retriever
+            if matrix is not None:
+                vectors = matrix if len(chosen) == len(stored) else matrix[chosen]
+        else:
+            memories = [m for m in self._load(now).memories if keep(m)]
+            retriever = Retriever.create(semantic=self.settings.semantic_retrieval())
+        if self._warm is None and retriever.embedder is not None:
             from .embeddings import cached_vectors
 
             vectors, _, _ = cached_vectors(
@@ -388,14 +463,37 @@ class Memory:
         hits = [SearchHit(self._view(r.memory, now), r.score, r.why, r.alias) for r in found.used]
         return SearchResult(hits, found.selection_mode)
 
-    def list(self, *, all: bool = False, type: str | None = None) -> builtins.list[MemoryView]:
-        """Active memories (with `all`, also forgotten ones and drafts), optionally of one type."""
+    def list(
+        self,
+        *,
+        all: bool = False,
+        type: str | None = None,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+        only_global: bool = False,
+        scoped: bool = True,
+    ) -> builtins.list[MemoryView]:
+        """Active memories (with `all`, also forgotten ones and drafts) that the scope sees,
+        optionally of one type; `only_global`: global ones only. `scoped=False` ignores
+        the default project and agent (an export takes every memory)."""
         now = utcnow()
+        scope = self.scope(project=project, agent=agent, personality=personality)
+        if not scoped:
+            scope = Scope(project=project, agent=agent, personality=personality)
+        keep = _matcher(scope, type=type, only_global=only_global)
         return [
             self._view(m, now)
             for m in self._load(now).memories
-            if (all or m.status == "active") and (not type or m.type == type)
+            if (all or m.status == "active") and keep(m)
         ]
+
+    def status(self) -> Health:
+        """Seed 003's `status`: whether the store can be read (nothing is moved aside),
+        its schema version, the lock, files moved aside earlier, and the counts."""
+        from .health import check_health
+
+        return check_health(self.settings.store, now=utcnow())
 
     def export(self, *, all: bool = False) -> builtins.list[dict[str, Any]]:
         """Memories as `memory export` writes them: every stored field, and under `history`
@@ -494,9 +592,17 @@ class Memory:
         type: str,
         subject: str = "user",
         decay: str | None = None,
+        project: str | None = None,
+        agent: str | None = None,
+        personality: str | None = None,
+        is_global: bool = False,
     ) -> GateVerdict:
         """Write a memory through the gate (secrets, planted instructions, junk and
-        duplicates are refused; quotas and the confidence floor are not applied)."""
+        duplicates are refused; quotas and the confidence floor are not applied).
+
+        It is labelled with the scope's project, agent and personality; a duplicate is
+        looked for only among the memories that scope sees (a global memory: among those
+        seen everywhere), so the same fact in two projects is one memory in each."""
         candidate = CandidateIn(
             type=type,
             subject=subject,
@@ -505,7 +611,10 @@ class Memory:
             reason="added by hand",
             decay=decay,
         )
-        return self._write_through_gate([candidate], source="human")[0]
+        scope = self.scope(project=project, agent=agent, personality=personality)
+        return self._write_through_gate(
+            [candidate], source="human", scope=scope, is_global=is_global
+        )[0]
 
     def import_lines(self, handle: IO[bytes], *, name: str) -> builtins.list[GateVerdict]:
         """Add memories from JSON lines (as `memory export` writes them), through the gate,
@@ -529,6 +638,8 @@ class Memory:
                     fields = {k: v for k, v in row.items() if k not in _COMPUTED | {_HISTORY}}
                     validated = StoredMemory.model_validate({**fields, "id": "mem_import"})
                     row = {**row, _VALIDATED: validated}
+                else:
+                    row = {**row, _LABELS: _row_labels(row)}
             except (ValueError, KeyError, TypeError, RecursionError) as exc:
                 reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
                 raise UsageError(f"{name} line {number}: not a memory ({reason})") from None
@@ -601,12 +712,15 @@ class Memory:
         *,
         source: str,
         originals: builtins.list[dict[str, Any]] | None = None,
+        scope: Scope | None = None,
+        is_global: bool = False,
     ) -> builtins.list[GateVerdict]:
         """The gate's rules, minus the automatic quotas and confidence floor: a person chose
         these. Secrets, planted instructions, junk and duplicates are still refused. All of
         it is one commit, however many memories."""
         from .apply import apply_decisions
         from .batch import gate_many
+        from .retrieval import gate_view
 
         policy = replace(
             self.settings.policy,
@@ -618,7 +732,8 @@ class Memory:
 
         def merge(disk: store.Snapshot) -> store.Change[builtins.list[GateVerdict]]:
             now = utcnow()
-            result = gate_many(candidates, disk.ltm.memories, policy=policy, now=now)
+            seen = gate_view(disk.ltm.memories, scope or Scope(), everywhere=is_global)
+            result = gate_many(candidates, seen, policy=policy, now=now)
             first_free = disk.ltm.next_seq
             if originals is not None:
                 # New ids start past every id the rows keep, so the two never collide.
@@ -626,8 +741,17 @@ class Memory:
                 numbers = [int(k[4:]) for k in kept if k]
                 disk.ltm.next_seq = max([first_free, *(n + 1 for n in numbers)])
             applied = apply_decisions(
-                disk.ltm, candidates, [], result, turn_id=None, now=now, source=source
+                disk.ltm,
+                candidates,
+                [],
+                result,
+                turn_id=None,
+                now=now,
+                source=source,
+                labels=scope.labels() if scope else None,
             )
+            if is_global:
+                _make_global(disk.ltm, applied.result)
             if originals is not None:
                 _restore_imported(disk.ltm, applied, originals, first_free=first_free)
             ids = {d.memory_id for d in applied.result.candidates if d.verdict == "accepted"}
@@ -665,6 +789,29 @@ class Memory:
         embed_new(self.settings.store, texts, Embedder(), lock_timeout=self.settings.lock_timeout)
 
 
+def _matcher(
+    scope: Scope, *, type: str | None, only_global: bool
+) -> Callable[[StoredMemory], bool]:
+    """Whether a memory passes `search`'s and `list`'s filters."""
+
+    def keep(memory: StoredMemory) -> bool:
+        if type and memory.type != type:
+            return False
+        if only_global and not memory.is_global:
+            return False
+        return scope.admits(memory)
+
+    return keep
+
+
+def _make_global(ltm: LtmFile, result: GateResult) -> None:
+    """Flag the memories a write just created as global (seen from every scope)."""
+    created = {d.memory_id for d in result.candidates if d.verdict == "accepted"}
+    for i, memory in enumerate(ltm.memories):
+        if memory.id in created:
+            ltm.memories[i] = memory.model_copy(update={"is_global": True})
+
+
 _Outcome = tuple[str, dict[str, Any], dict[str, Any]]
 _Edit = Callable[[StoredMemory, datetime], _Outcome | None]
 
@@ -672,6 +819,7 @@ _Edit = Callable[[StoredMemory, datetime], _Outcome | None]
 _FULL_ROW = {"type", "content", "created_at", "last_reinforced"}
 _COMPUTED = {"current_confidence"}
 _VALIDATED = "\0memory"  # where a full row keeps its validated form (not a JSON key)
+_LABELS = "\0labels"  # where a partial row keeps its checked labels
 _HISTORY = "\0history"  # and its validated history
 EXPORTED_HISTORY = "history"  # the key under which `memory export` writes a memory's history
 _MEM_ID = re.compile(r"mem_(\d+)")
@@ -726,9 +874,11 @@ def _restore_imported(
     for decision, row in zip(applied.result.candidates, originals, strict=True):
         if decision.verdict != "accepted" or decision.memory_id is None:
             continue
-        if _VALIDATED not in row:
-            continue
         index = position[decision.memory_id]
+        if _VALIDATED not in row:
+            if row.get(_LABELS):
+                ltm.memories[index] = ltm.memories[index].model_copy(update=row[_LABELS])
+            continue
         keep_id = _keepable_id(row.get("id"), first_free, position)
         restored = row[_VALIDATED].model_copy(
             update={"id": keep_id or decision.memory_id, "content": row["content"].strip()}
@@ -759,6 +909,27 @@ def _restore_imported(
         ],
         revisions=applied.result.revisions,
     )
+
+
+def _row_labels(row: dict[str, Any]) -> dict[str, Any]:
+    """Seed 003's labels of an import row, checked: names as `add` takes them, `global`
+    true or false. An empty name means unset."""
+    found: dict[str, Any] = {}
+    for name in ("agent", "personality", "project"):
+        value = row.get(name)
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str):
+            raise ValueError(f"{name} is not a string")
+        try:
+            found[name] = validate_label(name, value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+    if "global" in row:
+        if not isinstance(row["global"], bool):
+            raise ValueError("global is not true or false")
+        found["is_global"] = row["global"]
+    return found
 
 
 def _keepable_id(wanted: Any, first_free: int, taken: dict[str, int]) -> str | None:

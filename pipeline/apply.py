@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -37,13 +37,15 @@ def apply_decisions(
     now: datetime,
     source: str = "reflection",
     drafts: bool = False,
+    labels: Mapping[str, str] | None = None,
 ) -> Applied:
     """Update `ltm` from the decisions; every change gets a history line.
 
     `ltm` and its list change in place, but a changed memory is replaced by an updated
     copy, so Memory objects held elsewhere (e.g. what the turn retrieved) keep the values
     they had. With `drafts` (review mode), new memories not asked for explicitly are
-    stored as drafts, which are not retrieved until approved.
+    stored as drafts, which are not retrieved until approved. `labels` (seed 003's
+    project, agent, personality) are set on every memory created.
     """
     by_id = {m.id: m for m in ltm.memories}
     position = {m.id: i for i, m in enumerate(ltm.memories)}
@@ -65,7 +67,15 @@ def apply_decisions(
         if decision.verdict == "accepted":
             origin = "explicit" if decision.explicit else source
             status = "draft" if drafts and not decision.explicit else "active"
-            memory = _create(ltm, candidate, turn_id=turn_id, now=now, source=origin, status=status)
+            memory = _create(
+                ltm,
+                candidate,
+                turn_id=turn_id,
+                now=now,
+                source=origin,
+                status=status,
+                labels=labels or {},
+            )
             by_id[memory.id] = memory
             copied.add(memory.id)
             history.append(
@@ -140,6 +150,7 @@ def _create(
     now: datetime,
     source: str,
     status: str,
+    labels: Mapping[str, str],
 ) -> Memory:
     # Ids come from a counter kept in the file, so they are short, readable and never reused,
     # even after a memory is removed.
@@ -160,6 +171,9 @@ def _create(
         decay=candidate.decay or DEFAULT_DECAY.get(candidate.type, "stable"),
         source=source,
         status=status,
+        agent=labels.get("agent"),
+        personality=labels.get("personality"),
+        project=labels.get("project"),
     )
     ltm.memories.append(memory)
     return memory

@@ -47,6 +47,12 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
     parser.add_argument("--session", metavar="ID", help="a named session")
     parser.add_argument(
+        "--project", metavar="NAME", help="work in this project, as a turn does (MEMTEST_PROJECT)"
+    )
+    parser.add_argument(
+        "--agent", metavar="NAME", help="work as this agent, as a turn does (MEMTEST_AGENT)"
+    )
+    parser.add_argument(
         "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
     )
     parser.add_argument("--show-trace", action="store_true", help="start with the trace on")
@@ -61,6 +67,8 @@ def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
             env_file=args.env_file,
             user=args.user,
             session=args.session,
+            project=args.project,
+            agent=args.agent,
             project_dir=project_dir,
         )
         require_api_key(settings)

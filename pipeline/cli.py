@@ -27,9 +27,11 @@ settings:     {env_file}"""
 EPILOG = """\
 commands (each has --help):
   memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
+         |status, and seed 003's names create (add), get (show), delete (forget)
   session clear
   reset         these three need no model and no API key
   chat          talk turn by turn (needs the API key); /help inside lists its commands
+  mcp           serve the memory to an agent over MCP (the mcp extra); see mcp --help
 
 exit codes: 0 turn done (also when the memory step was skipped), 1 the turn failed,
 2 usage or configuration error.
@@ -113,6 +115,17 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
         help="a named session to use (default: MEMTEST_SESSION_ID, else the current one)",
     )
     parser.add_argument(
+        "--project",
+        metavar="NAME",
+        help="work in this project: recall its memories, global ones and those with no "
+        "project, and label what is learned with it (default: MEMTEST_PROJECT)",
+    )
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="work as this agent, like --project (default: MEMTEST_AGENT)",
+    )
+    parser.add_argument(
         "--env-file",
         metavar="PATH",
         help=f"read settings from this file instead of {where.env_file}",
@@ -128,6 +141,10 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
         from .commands import main as run_command  # no model, no openai import
 
         return run_command(argv, project_dir=project_dir)
+    if argv and argv[0] == "mcp":
+        from .mcp_server import main as run_mcp  # the mcp package only here
+
+        return run_mcp(argv[1:], project_dir=project_dir)
     if argv and argv[0] == "chat":
         from .chat import main as run_chat
 
@@ -145,6 +162,8 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
             env_file=args.env_file,
             user=args.user,
             session=args.session,
+            project=args.project,
+            agent=args.agent,
             project_dir=project_dir,
         )
         user_input = read_input(args.input, max_bytes=settings.max_input_bytes)

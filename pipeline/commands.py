@@ -1,6 +1,7 @@
 """Commands that manage memory without the model: no API key, no `openai` import.
 
     memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
+           |status, and seed 003's create (add), get (show), delete (forget)
     session clear
     reset
 
@@ -33,8 +34,10 @@ from .errors import (
     usage_failure,
 )
 from .models import DECAY_POLICIES, MEMORY_TYPES, SUBJECTS, HistoryEntry
+from .models import Memory as StoredMemory
 
 COMMANDS = ("memory", "session", "reset")
+EXIT_FAILED = 1
 __all__ = ["COMMANDS", "NotFound", "build_parser", "main"]
 
 
@@ -58,6 +61,11 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     common.add_argument(
         "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
     )
+    common.add_argument(
+        "--format",
+        choices=("json", "text"),
+        help="json is --json; text (the default) is for people",
+    )
 
     parser = Parser(
         prog=program_name(project_dir),
@@ -70,12 +78,19 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("list", parents=[common], help="list memories")
     p.add_argument("--type", choices=MEMORY_TYPES, help="only this type")
     p.add_argument("--all", action="store_true", help="include forgotten memories and drafts")
+    _label_options(p, writing=False)
     p = sub.add_parser("search", parents=[common], help="memories relevant to a query")
     p.add_argument("query")
     p.add_argument("--limit", type=int, default=10)
-    p = sub.add_parser("show", parents=[common], help="one memory and its whole history")
+    p.add_argument("--type", choices=MEMORY_TYPES, help="only this type")
+    _label_options(p, writing=False)
+    p = sub.add_parser(
+        "show", aliases=["get"], parents=[common], help="one memory and its whole history"
+    )
     p.add_argument("id")
-    p = sub.add_parser("forget", parents=[common], help="forget a memory (restorable)")
+    p = sub.add_parser(
+        "forget", aliases=["delete"], parents=[common], help="forget a memory (restorable)"
+    )
     p.add_argument("id")
     p.add_argument(
         "--purge",
@@ -88,11 +103,17 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
         ("approve", "make a draft memory active"),
     ):
         sub.add_parser(name, parents=[common], help=text).add_argument("id")
-    p = sub.add_parser("add", parents=[common], help="write a memory yourself, through the gate")
+    p = sub.add_parser(
+        "add",
+        aliases=["create"],
+        parents=[common],
+        help="write a memory yourself, through the gate",
+    )
     p.add_argument("text")
     p.add_argument("--type", choices=MEMORY_TYPES, required=True)
     p.add_argument("--subject", choices=SUBJECTS, default="user")
     p.add_argument("--decay", choices=DECAY_POLICIES, help="default: by type")
+    _label_options(p, writing=True)
     p = sub.add_parser("export", parents=[common], help="all memories as JSON lines on stdout")
     p.add_argument("--all", action="store_true", help="include forgotten memories and drafts")
     p = sub.add_parser(
@@ -100,6 +121,12 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="a file written by `memory export` ('-': standard input)")
     sub.add_parser("stats", parents=[common], help="counts and file sizes")
+    sub.add_parser(
+        "status",
+        parents=[common],
+        help="the store's health (readable, schema version, lock, files moved aside) and "
+        "counts; exit 1 when it cannot be read",
+    )
     sub.add_parser("clear", parents=[common], help="delete this user's long-term memory")
 
     session = top.add_parser("session", help="manage the short-term session")
@@ -110,17 +137,57 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _label_options(parser: argparse.ArgumentParser, *, writing: bool) -> None:
+    """Seed 003's metadata: labels for a memory written, or the scope a listing sees."""
+    if writing:
+        parser.add_argument("--project", metavar="NAME", help="label it with a project")
+        parser.add_argument("--agent", metavar="NAME", help="label it with an agent")
+        parser.add_argument(
+            "--personality", metavar="NAME", help="label it with a personality (a role)"
+        )
+        parser.add_argument(
+            "--global",
+            dest="is_global",
+            action="store_true",
+            help="seen from every project, agent and personality",
+        )
+        return
+    parser.add_argument(
+        "--project",
+        metavar="NAME",
+        help="as seen from this project: its memories, global ones and those with no project",
+    )
+    parser.add_argument("--agent", metavar="NAME", help="as seen by this agent (like --project)")
+    parser.add_argument(
+        "--personality", metavar="NAME", help="as seen by this personality (like --project)"
+    )
+    parser.add_argument(
+        "--global", dest="only_global", action="store_true", help="only global memories"
+    )
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    """Whether a command line that did not parse asked for JSON (for its error)."""
+    pairs = zip(argv, [*argv[1:], ""], strict=True)
+    return "--json" in argv or "--format=json" in argv or ("--format", "json") in pairs
+
+
 def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
     try:
         args = build_parser(project_dir).parse_args(argv)
+        if args.json and args.format == "text":
+            raise ArgumentError("--json and --format text contradict each other")
+        args.json = args.json or args.format == "json"
     except ArgumentError as exc:
-        return usage_failure(exc, json_wanted="--json" in argv)
+        return usage_failure(exc, json_wanted=_wants_json(argv))
     try:
         settings = load_settings(
             state_dir=args.state_dir,
             env_file=args.env_file,
             user=args.user,
             session=args.session,
+            project=getattr(args, "project", None),
+            agent=getattr(args, "agent", None),
             project_dir=project_dir,
         )
         handler = HANDLERS[(args.group, getattr(args, "action", None))]
@@ -144,6 +211,9 @@ def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
         print(json.dumps(redact_tree(payload), ensure_ascii=False, indent=2))
     elif text:
         print(redact(text))
+    # `status` reports an unreadable store in full, then fails like seed 003's does.
+    if isinstance(payload, dict) and payload.get("status") == "unhealthy":
+        return EXIT_FAILED
     return 0
 
 
@@ -155,12 +225,27 @@ def _line(view: MemoryView) -> str:
     status = "" if m.status == "active" else f" [{m.status}]"
     return (
         f"{m.id}  {m.type:<12} {view.current_confidence:.2f}  hits {m.hit_count:<3} "
-        f"{m.content}{status}"
+        f"{m.content}{status}{_labels_text(m)}"
     )
 
 
+def _labels_text(m: StoredMemory) -> str:
+    labels = [f"{name} {value}" for name, value in m.labels().items() if isinstance(value, str)]
+    if m.is_global:
+        labels.insert(0, "global")
+    return f"  ({', '.join(labels)})" if labels else ""
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
+    """What `list` and `search` pass on: project and agent are in the settings already."""
+    return {
+        "personality": getattr(args, "personality", None),
+        "only_global": getattr(args, "only_global", False),
+    }
+
+
 def list_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
-    shown = memory.list(all=args.all, type=args.type)
+    shown = memory.list(all=args.all, type=args.type, **_filters(args))
     payload = {"user_id": memory.user_id, "memories": [v.to_json() for v in shown]}
     if not shown:
         return payload, f"No memories for {memory.user_id}."
@@ -168,7 +253,7 @@ def list_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def search_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
-    found = memory.search(args.query, limit=args.limit)
+    found = memory.search(args.query, limit=args.limit, type=args.type, **_filters(args))
     payload = {
         "selection_mode": found.selection_mode,
         "results": [{**h.memory.to_json(), "score": h.score, "why": h.why} for h in found.hits],
@@ -239,6 +324,27 @@ def stats(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     return payload, "\n".join(lines)
 
 
+def status(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+    health = memory.status()
+    payload = {"user_id": memory.user_id, **health.to_json()}
+    by_status = ", ".join(f"{n} {s}" for s, n in sorted(health.by_status.items()))
+    version = (
+        f"schema {health.schema_version} (this version knows {health.known_schema_version})"
+        if health.schema_version is not None
+        else "nothing stored yet"
+    )
+    lines = [
+        f"{health.status}: {health.store}",
+        f"  {health.memories} memories ({by_status or 'none'}); {version}",
+        f"  lock {health.lock}"
+        + ("; an unfinished commit was found and finished" if health.pending_commit else ""),
+    ]
+    if health.quarantined:
+        lines.append("  moved aside earlier: " + ", ".join(health.quarantined))
+    lines.extend(f"  problem: {p}" for p in health.problems)
+    return payload, "\n".join(lines)
+
+
 def export_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     rows = memory.export(all=args.all)
     if args.json:
@@ -290,7 +396,14 @@ def reinforce(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def add_memory(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
-    verdict = memory.add(args.text, type=args.type, subject=args.subject, decay=args.decay)
+    verdict = memory.add(
+        args.text,
+        type=args.type,
+        subject=args.subject,
+        decay=args.decay,
+        personality=args.personality,
+        is_global=args.is_global,
+    )
     return _report_writes([verdict])
 
 
@@ -367,6 +480,10 @@ HANDLERS: dict[tuple[str, str | None], Callable[[Memory, argparse.Namespace], tu
     ("memory", "export"): export_memories,
     ("memory", "import"): import_memories,
     ("memory", "stats"): stats,
+    ("memory", "status"): status,
+    ("memory", "get"): show_memory,
+    ("memory", "delete"): forget,
+    ("memory", "create"): add_memory,
     ("memory", "clear"): clear_memory,
     ("session", "clear"): clear_session,
     ("reset", None): reset,

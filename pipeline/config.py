@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from .errors import ConfigError, UsageError
-from .models import Policy
+from .models import Policy, Scope
 
 if TYPE_CHECKING:
     from .store import StatePaths, Store
@@ -60,8 +60,15 @@ class Settings:
     max_input_kb: float = 64.0
     store_url: str | None = None
     policy: Policy = field(default_factory=Policy)
+    project: str | None = None
+    agent: str | None = None
     # The .env this configuration looked for (named in the message when the key is missing).
     env_file: Path | None = None
+
+    @property
+    def scope(self) -> Scope:
+        """The project and agent turns recall from and label what they write with."""
+        return Scope(project=self.project, agent=self.agent)
 
     @property
     def paths(self) -> StatePaths:
@@ -160,6 +167,12 @@ VARIABLES: dict[str, tuple[str, str]] = {
     ),
     "MEMTEST_USER_ID": ("whose long-term memory (--user)", "default-user"),
     "MEMTEST_SESSION_ID": ("which session (--session); unset: the current one", "—"),
+    "MEMTEST_PROJECT": (
+        "the project turns and memory commands work in (--project): its, global and "
+        "unscoped memories",
+        "—",
+    ),
+    "MEMTEST_AGENT": ("the agent they work as (--agent), like the project", "—"),
     "MEMTEST_THINKING": ("auto, enabled or disabled", "auto"),
     "MEMTEST_RETRIEVER": ("auto, lexical or semantic", "auto"),
     "MEMTEST_WRITE_MODE": (
@@ -228,12 +241,28 @@ def validate_id(kind: str, value: str) -> str:
     return value
 
 
+# Labels (project, agent, personality) are names, not file names, but still one line.
+MAX_LABEL_CHARS = 64
+
+
+def validate_label(kind: str, value: str) -> str:
+    """`value` stripped, if it can be a project, agent or personality name."""
+    label = value.strip()
+    if not label or len(label) > MAX_LABEL_CHARS or not label.isprintable():
+        raise UsageError(
+            f"{kind} {value!r} is not a valid name: use 1 to {MAX_LABEL_CHARS} printable characters"
+        )
+    return label
+
+
 def load_settings(
     *,
     state_dir: str | None = None,
     env_file: str | None = None,
     user: str | None = None,
     session: str | None = None,
+    project: str | None = None,
+    agent: str | None = None,
     environ: Mapping[str, str] | None = None,
     project_dir: Path | None = None,
 ) -> Settings:
@@ -303,6 +332,18 @@ def load_settings(
     if session_name is not None:
         validate_id("--session" if session is not None else "MEMTEST_SESSION_ID", session_name)
 
+    labels: dict[str, str | None] = {}
+    for name, flag, variable in (
+        ("project", project, "MEMTEST_PROJECT"),
+        ("agent", agent, "MEMTEST_AGENT"),
+    ):
+        raw = flag if flag is not None else text(variable, "") or None
+        labels[name] = (
+            None
+            if raw is None
+            else validate_label(f"--{name}" if flag is not None else variable, raw)
+        )
+
     store_url = text("MEMTEST_STORE", "") or None
     if store_url is not None:
         from .pgstore import check_url
@@ -338,6 +379,8 @@ def load_settings(
         max_input_kb=number("MEMTEST_MAX_INPUT_KB", 64.0, float, 0.001, 1e6),
         store_url=store_url,
         policy=policy,
+        project=labels["project"],
+        agent=labels["agent"],
         env_file=path,
     )
 

@@ -51,6 +51,10 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+def _unset(value: object) -> bool:
+    return value is None or value is False
+
+
 class _StateModel(BaseModel):
     # Unknown keys are kept and written back, so a hand-added or newer field is never lost.
     model_config = ConfigDict(extra="allow")
@@ -84,6 +88,16 @@ class Memory(_StateModel):
     status: str = "active"
     source: str = "reflection"
     decay: str = "stable"
+    # Seed 003's metadata. Unset fields are left out of the file, so a memory without
+    # them is written back exactly as it was read; `global` is a keyword in Python.
+    agent: str | None = Field(default=None, exclude_if=_unset)
+    personality: str | None = Field(default=None, exclude_if=_unset)
+    project: str | None = Field(default=None, exclude_if=_unset)
+    is_global: bool = Field(default=False, alias="global", exclude_if=_unset)
+
+    model_config = ConfigDict(
+        extra="allow", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
 
     def current_confidence(self, now: datetime, horizon_hours: float) -> float:
         """The confidence as of `now`: the stored value is the base, decay is applied on read.
@@ -101,6 +115,56 @@ class Memory(_StateModel):
         return self.confidence * max(0.0, 1 - age_hours / horizon_hours)
 
     _utc = field_validator("created_at", "last_reinforced")(as_utc)
+
+    @field_validator("agent", "personality", "project")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        # Seed 003 writes "" for "not set"; here that is None, and None is not written.
+        return value or None
+
+    def labels(self) -> dict[str, Any]:
+        """The metadata as seed 003 shows it: every field, unset ones as null / false."""
+        return {
+            "agent": self.agent,
+            "personality": self.personality,
+            "project": self.project,
+            "global": self.is_global,
+        }
+
+
+LABELS = ("agent", "personality", "project")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a turn or a query stands: a project, an agent, a personality (None: any).
+
+    A memory is in scope when it is global, or when none of its labels contradicts the
+    scope's: a label the memory does not have, or the scope does not set, never excludes.
+    So memories with no project are seen from every project, and a scope with no project
+    sees every project's memories.
+    """
+
+    project: str | None = None
+    agent: str | None = None
+    personality: str | None = None
+
+    def admits(self, memory: Memory) -> bool:
+        """Whether `memory` is visible from this scope."""
+        if memory.is_global:
+            return True
+        for name in LABELS:
+            wanted = getattr(self, name)
+            if wanted is not None and getattr(memory, name) not in (None, wanted):
+                return False
+        return True
+
+    def labels(self) -> dict[str, str]:
+        """The labels a memory written from this scope carries."""
+        return {name: value for name in LABELS if (value := getattr(self, name)) is not None}
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, name) is not None for name in LABELS)
 
 
 class LtmFile(_StateModel):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from .models import Memory
+from .models import LABELS, Memory, Scope
 from .text import estimate_tokens, terms, tokens
 
 if TYPE_CHECKING:
@@ -431,6 +431,44 @@ def _best_first(
     order.sort(key=confidences.__getitem__, reverse=True)
     order.sort(key=primary.__getitem__, reverse=True)
     return order[:limit] if limit is not None else order
+
+
+# --- Scope (seed 003's project, agent and personality) -------------------------------------
+
+
+def in_scope(memories: Sequence[Memory], scope: Scope) -> list[Memory]:
+    """The memories visible from `scope` (see `Scope.admits`), in their stored order."""
+    if not scope:
+        return list(memories)
+    return [m for m in memories if scope.admits(m)]
+
+
+def gate_view(
+    memories: Sequence[Memory], scope: Scope, *, everywhere: bool = False
+) -> list[Memory]:
+    """The memories as the gate should see them when writing from `scope`.
+
+    A memory out of scope is shown to the gate as forgotten: it then counts towards the
+    daily quota like any other, but is never matched as a duplicate nor reinforced, so the
+    same fact learned in two projects becomes one memory in each, not a reinforcement of
+    a memory the other project cannot see. A global memory (`everywhere`) is compared only
+    with memories seen everywhere: global ones and those with no labels.
+    """
+    seen: Callable[[Memory], bool]
+    if everywhere:
+        seen = _seen_everywhere
+    elif scope:
+        seen = scope.admits
+    else:
+        return list(memories)
+    return [
+        m if seen(m) or m.status == "forgotten" else m.model_copy(update={"status": "forgotten"})
+        for m in memories
+    ]
+
+
+def _seen_everywhere(memory: Memory) -> bool:
+    return memory.is_global or not any(getattr(memory, name) for name in LABELS)
 
 
 def retrieve_relevant(

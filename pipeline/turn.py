@@ -23,12 +23,13 @@ from .models import (
     LtmFile,
     Memory,
     RevisionIn,
+    Scope,
     SessionFile,
 )
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
-from .retrieval import Embeds, Retrieved, Retriever, retrieve_relevant
+from .retrieval import Embeds, Retrieved, Retriever, gate_view, in_scope, retrieve_relevant
 from .session import Fold, Recorded, leaving_turns, new_session, new_turn_id, record_turn
 from .warm import WarmMemory
 
@@ -88,7 +89,8 @@ def run_turn(
     session = open_session(
         state, report, start_new=start_new_session, now=started, name=settings.session_id
     )
-    requests = read_requests(user_input, state, report)  # "remember that…", "forget…"
+    # "remember that…", "forget…" (a forget request matches only what this scope sees)
+    requests = read_requests(user_input, state, report, scope=settings.scope)
     with report.stage("retrieve"):
         retriever = warm.retriever if warm else build_retriever(settings)
         used = report.used = retrieve_for_turn(
@@ -132,7 +134,7 @@ def run_turn(
         report.result = gate(
             proposal.candidates,
             proposal.revisions,
-            state.ltm.memories,
+            gate_view(state.ltm.memories, settings.scope),
             aliases=proposal.aliases,
             policy=settings.policy,
             now=clock(),
@@ -211,7 +213,9 @@ class Requests:
         return [self.forget.content] if self.forget else []
 
 
-def read_requests(user_input: str, state: store.Snapshot, report: TurnReport) -> Requests:
+def read_requests(
+    user_input: str, state: store.Snapshot, report: TurnReport, *, scope: Scope | None = None
+) -> Requests:
     """Explicit remember and forget requests in the input. A forget request is matched, by
     its words, to one active memory, which is then left out of this turn's prompt; the
     answer prompt is told what was done so the answer can say so."""
@@ -220,7 +224,7 @@ def read_requests(user_input: str, state: store.Snapshot, report: TurnReport) ->
     request = asks_to_forget(user_input)
     if request is None:
         return Requests(explicit=explicit)
-    active = [m for m in state.ltm.memories if m.status == "active"]
+    active = [m for m in in_scope(state.ltm.memories, scope or Scope()) if m.status == "active"]
     ranked = Retriever().index(active).rank(request.about or user_input, limit=1).scored
     target = ranked[0].memory if ranked else None
     if target is None or not matches_request(request, target.content, None):
@@ -261,7 +265,8 @@ def retrieve_for_turn(
     With embeddings, vectors come from the store's cache; missing ones (a memory
     written by an older version, or a lost cache) are embedded now and saved.
     """
-    memories = [m for m in state.ltm.memories if m.id not in exclude]
+    # Only what this turn's project and agent may see is ranked at all (seed 003).
+    memories = [m for m in in_scope(state.ltm.memories, settings.scope) if m.id not in exclude]
     vectors = None
     if warm is not None and retriever.embedder is not None:
         vectors, cached, embedded = warm.vectors_for(memories)
@@ -524,7 +529,7 @@ def commit_turn(
         result = gate(
             proposal.candidates,
             proposal.revisions,
-            disk.ltm.memories,
+            gate_view(disk.ltm.memories, settings.scope),
             aliases=proposal.aliases,
             policy=settings.policy,
             now=now,
@@ -543,6 +548,7 @@ def commit_turn(
                 turn_id=pending.turn_id,
                 now=now,
                 drafts=settings.write_mode == "review",
+                labels=settings.scope.labels(),
             )
         applied.writes[:0] = [
             {"event": "forgotten", "memory_id": h.memory_id, "content": h.before["content"]}

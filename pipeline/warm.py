@@ -76,6 +76,20 @@ class WarmMemory:
             return np.zeros((0, DIMENSIONS), np.float32), 0, 0
         return np.stack([cache[k] for k in keys]), len(keys) - len(missing), len(missing)
 
+    def memories_and_vectors(
+        self, now: datetime | None = None
+    ) -> tuple[list[Memory], np.ndarray | None]:
+        """Every stored memory and its vector row (None without embeddings), both kept
+        until the store's memories or vector cache change."""
+        memories = self.snapshot(now).ltm.memories
+        state = (self._ltm_key, self.store.vectors_version())
+        if self._matrix is not None and self._matrix[0] == state:
+            return memories, self._matrix[1]
+        vectors, _, _ = self.vectors_for(memories)
+        if vectors is not None:
+            self._matrix = ((self._ltm_key, self._vector_key), vectors)
+        return memories, vectors
+
     def search(
         self,
         query: str,
@@ -87,14 +101,7 @@ class WarmMemory:
     ) -> Retrieval:
         """The best `limit` active memories for `query`, as `memory search` finds them."""
         now = now or datetime.now(UTC)
-        memories = self.snapshot(now).ltm.memories
-        state = (self._ltm_key, self.store.vectors_version())
-        if self._matrix is not None and self._matrix[0] == state:
-            vectors: np.ndarray | None = self._matrix[1]
-        else:
-            vectors, _, _ = self.vectors_for(memories)
-            if vectors is not None:
-                self._matrix = ((self._ltm_key, self._vector_key), vectors)
+        memories, vectors = self.memories_and_vectors(now)
         return retrieve_relevant(
             memories,
             query=query,

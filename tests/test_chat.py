@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -82,3 +83,19 @@ def test_chat_needs_the_key(llm: ScriptedLLM, state_dir: Path) -> None:
     result = run_cli("chat", env=env, stdin="hello\n")
     assert result.returncode == 2
     assert "MOONSHOT_API_KEY" in result.stderr
+
+
+def test_chat_in_a_project_labels_and_recalls_by_it(llm: ScriptedLLM, state_dir: Path) -> None:
+    """`chat --project a` labels what it learns with a; `/memories` and turns of a chat in
+    project b do not show it."""
+    env = turn_env(llm, state_dir)
+    llm.reply("Noted.").reply(reflection(candidate("User deploys on Fridays", type="habit")))
+    result = run_cli("chat", "--project", "a", env=env, stdin="we deploy on Fridays\n")
+    assert result.returncode == 0, result.stderr
+    stored = json.loads((state_dir / "ltm.json").read_text())["memories"]
+    assert [m["project"] for m in stored] == ["a"]
+    llm.reply("No idea.").reply(reflection())
+    other = run_cli("chat", "--project", "b", env=env, stdin="/memories\nwhen do I deploy?\n")
+    assert other.returncode == 0, other.stderr
+    assert "deploys on Fridays" not in other.stdout
+    assert "deploys on Fridays" not in json.dumps(llm.requests[-2])

@@ -66,10 +66,18 @@ def test_a_command_says_when_it_moved_an_unreadable_file_aside(
     assert ltm_files[0].startswith("ltm.json.corrupt-")
 
 
-def test_commands_never_import_openai(env: dict[str, str]) -> None:
-    """Managing memory starts fast: the openai package is not even imported."""
+@pytest.mark.parametrize("command", [("list",), ("status",), ("search", "tea")])
+def test_commands_never_import_openai(env: dict[str, str], command: tuple[str, ...]) -> None:
+    """Managing memory starts fast: neither the openai nor the mcp package is imported."""
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", str(PROJECT / "memory_test.py"), "memory", "list"],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            str(PROJECT / "memory_test.py"),
+            "memory",
+            *command,
+        ],
         capture_output=True,
         text=True,
         env={**env, "PYTHONPATH": str(PROJECT)},
@@ -77,6 +85,8 @@ def test_commands_never_import_openai(env: dict[str, str]) -> None:
     )
     assert result.returncode == 0
     assert " openai" not in result.stderr
+    assert " mcp" not in result.stderr
+    assert "pipeline.mcp_server" not in result.stderr
     assert "pipeline.commands" in result.stderr
 
 

@@ -136,3 +136,26 @@ def test_readme_library_example_runs_from_the_installed_package(tmp_path: Path) 
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[:2] == ["accepted mem_0001", "secret"]
+
+
+@pytest.mark.skipif(
+    not INSTALLED, reason="set MEMTEST_INSTALLED_BIN to an installed memory-test (.ci/run does)"
+)
+def test_installed_mcp_command_explains_setup_and_the_extra(tmp_path: Path) -> None:
+    """`memory-test mcp --help` names the installed command in its setup lines; without the
+    mcp extra (CI installs the bare wheel), serving exits 2 saying what to install."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            args, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=False
+        )
+
+    shown = run(INSTALLED, "mcp", "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("usage: memory-test mcp ")
+    assert "claude mcp add memory-test -- memory-test mcp" in shown.stdout
+    if run(str(Path(INSTALLED).parent / "python"), "-c", "import mcp").returncode != 0:
+        served = run(INSTALLED, "mcp")
+        assert served.returncode == 2
+        assert "pip install 'memory-test[mcp]'" in served.stderr
