@@ -175,11 +175,13 @@ class Memory:
         *,
         user: str | None = None,
         session: str | None = None,
+        store: str | None = None,
         settings: Settings | None = None,
     ) -> None:
         """Open the memory in `state_dir` (default: the installed command's data folder,
-        ~/.local/share/memory-test). `settings` carries everything else (model, endpoint,
-        quotas); without it the defaults apply and no API key is known."""
+        ~/.local/share/memory-test), or in the PostgreSQL database `store` names
+        (postgresql://…). `settings` carries everything else (model, endpoint, quotas);
+        without it the defaults apply and no API key is known."""
         if settings is None:
             folder = Path(state_dir) if state_dir is not None else Locations.installed().state_dir
             settings = Settings(
@@ -191,6 +193,10 @@ class Memory:
             settings = replace(settings, user_id=validate_id("user", user))
         if session is not None:
             settings = replace(settings, session_id=validate_id("session", session))
+        if store is not None:
+            from .pgstore import check_url
+
+            settings = replace(settings, store_url=check_url(store, setting="store"))
         self.settings = settings
         self.warnings: builtins.list[str] = []
         self._warm: WarmMemory | None = None
@@ -203,6 +209,7 @@ class Memory:
         user: str | None = None,
         session: str | None = None,
         env_file: str | Path | None = None,
+        store: str | None = None,
         project_dir: Path | None = None,
     ) -> Memory:
         """Settings as the command line resolves them: arguments, then the environment,
@@ -214,6 +221,7 @@ class Memory:
             env_file=None if env_file is None else str(env_file),
             user=user,
             session=session,
+            store=store,
             project_dir=project_dir,
         )
         return cls(settings=settings)

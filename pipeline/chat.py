@@ -44,6 +44,9 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
     )
+    parser.add_argument(
+        "--store", metavar="URL", help="a PostgreSQL database instead (default: MEMTEST_STORE)"
+    )
     parser.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
     parser.add_argument("--session", metavar="ID", help="a named session")
     parser.add_argument(
@@ -64,6 +67,7 @@ def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
     try:
         settings = load_settings(
             state_dir=args.state_dir,
+            store=args.store,
             env_file=args.env_file,
             user=args.user,
             session=args.session,

@@ -105,6 +105,12 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
         help=f"state folder (default: MEMTEST_STATE_DIR or {where.state_dir})",
     )
     parser.add_argument(
+        "--store",
+        metavar="URL",
+        help="keep the memory in this PostgreSQL database (postgresql://…) instead of the "
+        "state folder (default: MEMTEST_STORE)",
+    )
+    parser.add_argument(
         "--user",
         metavar="ID",
         help="whose long-term memory to use (default: MEMTEST_USER_ID or default-user)",
@@ -159,6 +165,7 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
     try:
         settings = load_settings(
             state_dir=args.state_dir,
+            store=args.store,
             env_file=args.env_file,
             user=args.user,
             session=args.session,

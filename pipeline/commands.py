@@ -56,6 +56,9 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
     common.add_argument(
         "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
     )
+    common.add_argument(
+        "--store", metavar="URL", help="a PostgreSQL database instead (default: MEMTEST_STORE)"
+    )
     common.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
     common.add_argument("--session", metavar="ID", help="a named session")
     common.add_argument(
@@ -183,6 +186,7 @@ def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
     try:
         settings = load_settings(
             state_dir=args.state_dir,
+            store=args.store,
             env_file=args.env_file,
             user=args.user,
             session=args.session,

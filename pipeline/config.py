@@ -263,6 +263,7 @@ def load_settings(
     session: str | None = None,
     project: str | None = None,
     agent: str | None = None,
+    store: str | None = None,
     environ: Mapping[str, str] | None = None,
     project_dir: Path | None = None,
 ) -> Settings:
@@ -344,11 +345,13 @@ def load_settings(
             else validate_label(f"--{name}" if flag is not None else variable, raw)
         )
 
-    store_url = text("MEMTEST_STORE", "") or None
+    if store is not None and not store.strip():
+        raise ConfigError("--store needs a postgresql:// URL (leave it out for the state folder)")
+    store_url = store.strip() if store is not None else text("MEMTEST_STORE", "") or None
     if store_url is not None:
         from .pgstore import check_url
 
-        check_url(store_url)
+        check_url(store_url, setting="--store" if store is not None else "MEMTEST_STORE")
 
     policy = Policy(
         min_confidence=number("MEMTEST_MIN_CONFIDENCE", 0.65, float, 0.0, 1.0),

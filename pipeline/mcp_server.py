@@ -71,6 +71,9 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
         "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
     )
     parser.add_argument(
+        "--store", metavar="URL", help="a PostgreSQL database instead (default: MEMTEST_STORE)"
+    )
+    parser.add_argument(
         "--user", metavar="ID", help="whose memory to serve (default: MEMTEST_USER_ID)"
     )
     parser.add_argument(
@@ -112,6 +115,7 @@ def _serve(argv: Sequence[str], project_dir: Path | None) -> int:
     try:
         settings = load_settings(
             state_dir=args.state_dir,
+            store=args.store,
             env_file=args.env_file,
             user=args.user,
             project=args.project,

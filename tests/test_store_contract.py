@@ -627,6 +627,28 @@ def test_a_bad_store_url_is_a_configuration_error(url: str) -> None:
         load_settings(environ={"MEMTEST_STORE": url, **_env_file()})
 
 
+def test_the_store_flag_and_the_library_select_postgresql(pg_url: str, tmp_path: Path) -> None:
+    """--store on the command line wins over MEMTEST_STORE, Memory(store=…) selects the
+    database in the library, and an empty or foreign --store is a usage error (exit 2)."""
+    from pipeline.api import Memory
+
+    state = tmp_path / "state"
+    with ScriptedLLM() as server:
+        env = turn_env(server, state, MEMTEST_STORE="postgresql:///elsewhere?host=/nonexistent")
+        added = run_cli(
+            "memory", "add", "User rows on Sundays", "--type", "habit", "--store", pg_url, env=env
+        )
+        assert added.returncode == 0, added.stderr
+        for bad in ("", "mysql://h/db"):
+            refused = run_cli("memory", "list", "--store", bad, env=env)
+            assert (refused.returncode, "--store" in refused.stderr) == (2, True), refused.stderr
+    assert not (state / "ltm.json").exists()
+    library = Memory(tmp_path / "unused", store=pg_url)
+    assert [v.memory.content for v in library.list()] == ["User rows on Sundays"]
+    with pytest.raises(ConfigError, match="store"):
+        Memory(tmp_path, store="sqlite:///x.db")
+
+
 def _env_file() -> dict[str, str]:
     return {"MEMTEST_ENV_FILE": os.environ["MEMTEST_ENV_FILE"]}
 
