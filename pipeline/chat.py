@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cli import program_name
-from .config import Locations, load_settings, require_api_key
+from .config import Locations, require_api_key, settings_from_args
 from .credentials import redact
 from .errors import MemtestError, as_error
 from .streaming import AnswerPrinter
@@ -65,16 +65,7 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
     args = build_parser(project_dir).parse_args(argv)
     try:
-        settings = load_settings(
-            state_dir=args.state_dir,
-            store=args.store,
-            env_file=args.env_file,
-            user=args.user,
-            session=args.session,
-            project=args.project,
-            agent=args.agent,
-            project_dir=project_dir,
-        )
+        settings = settings_from_args(args, project_dir)
         require_api_key(settings)
     except MemtestError as exc:
         print(f"memory-test: error: {redact(str(exc))}", file=sys.stderr)

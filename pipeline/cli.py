@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .config import VARIABLES, Locations, load_settings
+from .config import VARIABLES, Locations, settings_from_args
 from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
 from .streaming import AnswerPrinter
@@ -163,16 +163,7 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
     stream = not args.json and (sys.stdout.isatty() if args.stream is None else args.stream)
     printer = AnswerPrinter(_write_out) if stream else None
     try:
-        settings = load_settings(
-            state_dir=args.state_dir,
-            store=args.store,
-            env_file=args.env_file,
-            user=args.user,
-            session=args.session,
-            project=args.project,
-            agent=args.agent,
-            project_dir=project_dir,
-        )
+        settings = settings_from_args(args, project_dir)
         user_input = read_input(args.input, max_bytes=settings.max_input_bytes)
 
         from .api import Memory

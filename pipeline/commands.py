@@ -22,7 +22,7 @@ from typing import Any
 
 from .api import GateVerdict, Memory, MemoryView, StatusChange
 from .cli import Parser, program_name
-from .config import Locations, load_settings
+from .config import Locations, settings_from_args
 from .credentials import redact, redact_tree
 from .errors import (
     ArgumentError,
@@ -184,16 +184,7 @@ def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
     except ArgumentError as exc:
         return usage_failure(exc, json_wanted=_wants_json(argv))
     try:
-        settings = load_settings(
-            state_dir=args.state_dir,
-            store=args.store,
-            env_file=args.env_file,
-            user=args.user,
-            session=args.session,
-            project=getattr(args, "project", None),
-            agent=getattr(args, "agent", None),
-            project_dir=project_dir,
-        )
+        settings = settings_from_args(args, project_dir)
         handler = HANDLERS[(args.group, getattr(args, "action", None))]
         memory = Memory(settings=settings)
         try:

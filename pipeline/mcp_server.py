@@ -17,7 +17,7 @@ from pydantic import Field
 
 from .api import Memory, MemoryView
 from .cli import Parser, program_name
-from .config import Locations, load_settings
+from .config import Locations, settings_from_args
 from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, as_error, usage_failure
 from .retrieval import format_memory
@@ -113,15 +113,7 @@ def _serve(argv: Sequence[str], project_dir: Path | None) -> int:
         )
         return 2
     try:
-        settings = load_settings(
-            state_dir=args.state_dir,
-            store=args.store,
-            env_file=args.env_file,
-            user=args.user,
-            project=args.project,
-            agent=args.agent,
-            project_dir=project_dir,
-        )
+        settings = settings_from_args(args, project_dir)
         memory = Memory(settings=settings)
         memory.settings.store.ensure_usable()
     except (MemtestError, OSError) as exc:
