@@ -51,24 +51,21 @@ def environment(state: str, url: str, store_url: str, user: str) -> dict[str, st
 
 def worker(argv: list[str]) -> None:
     """One measured operation in this fresh process; prints its numbers as JSON."""
-    import argparse as _argparse
-
     op, state, url, store_url, user, text = argv
 
     from pipeline.config import load_settings
 
     settings = load_settings(environ=environment(state, url, store_url, user))
     if op == "add":
-        from pipeline.commands import add_memory
+        from pipeline.api import Memory
 
         t0 = time.perf_counter()
         settings.store.ensure_usable()
         connect = time.perf_counter() - t0
-        args = _argparse.Namespace(text=text, type="habit", subject="user", decay=None)
         t0 = time.perf_counter()
-        payload, _ = add_memory(settings, args)
+        verdict = Memory(settings=settings).add(text, type="habit")
         add = time.perf_counter() - t0
-        assert payload["results"][0]["verdict"] == "accepted", payload
+        assert verdict.verdict == "accepted", verdict
         t0 = time.perf_counter()
         settings.store.transact(one_more, now=datetime.now(UTC), lock_timeout=30)
         commit = time.perf_counter() - t0
