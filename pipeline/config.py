@@ -206,6 +206,8 @@ VARIABLES: dict[str, tuple[str, str]] = {
 def read_env_file(path: Path, *, named_as: str | None) -> dict[str, str]:
     """Values from one .env file; a file named explicitly (`named_as`) must exist."""
     if not path.is_file():
+        if named_as and os.path.lexists(path):
+            raise UsageError(f"{named_as}: not a regular file")
         if named_as:
             raise UsageError(f"{named_as}: no such file")
         return {}

@@ -93,6 +93,7 @@ def test_key_from_env_file_and_environment_wins(
     [
         (["-i", "   "], {}, "-i needs some text"),
         (["-i", "hi", "--env-file", "/nonexistent/.env"], {}, "no such file"),
+        (["-i", "hi", "--env-file", "/dev/null"], {}, "--env-file /dev/null: not a regular file"),
         (
             ["-i", "hi"],
             {"MEMTEST_MAX_PER_TURN": "lots"},
