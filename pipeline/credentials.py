@@ -93,6 +93,11 @@ _URL_SECRET_PARAM = re.compile(
 _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 _CN_RIC = re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")
+# A UK National Insurance number: two letters from the issued series, three pairs of
+# digits, and a suffix A-D (HMRC's published format).
+_NINO = re.compile(
+    r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"
+)
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
 
 # --- Short values next to a sensitive noun -------------------------------------------------
@@ -106,7 +111,9 @@ _SENSITIVE_NOUN = re.compile(
     r"keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|ssn|social security(?: number)?|"
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
     r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
-    r"cvv|cvc|cvv2|tax (?:id|number)|"
+    r"cvv|cvc|cvv2|tax (?:id|number)|puk(?: ?codes?)?|combos?|"
+    r"(?:nhs|health|insurance|patient|medical|citizen|resident|personal|voter|social insurance|"
+    r"national insurance|ni) ?(?:number|no|id)|"
     r"national id|id (?:number|card number)|driver'?s licen[cs]e(?: number)?|"
     r"licen[cs]e (?:number|key)|serial (?:number|key)|secrets?|api ?keys?|tokens?(?= *[:=])|"
     r"(?:access|api|auth|bearer|refresh|session|bot|personal access|github|slack) tokens?|"
@@ -115,7 +122,7 @@ _SENSITIVE_NOUN = re.compile(
     r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock)\b"
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
-    r"助记词|私钥|取件码|安全码|PIN码|pin码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁",
+    r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -239,6 +246,8 @@ def _checksummed(text: str) -> Iterator[Finding]:
             yield Finding("national id number", m.start(), m.end())
     for m in _SSN.finditer(text):
         yield Finding("social security number", m.start(), m.end())
+    for m in _NINO.finditer(text):
+        yield Finding("national insurance number", m.start(), m.end())
 
 
 @cache
@@ -289,6 +298,10 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         before = before[-NEAR_NOUN_BEFORE:]
         for i, m in enumerate(after):
             linked = i == 0 or _COPULA.match(text[noun.end() : m.start()]) is not None
+            spaced = _spaced_digits(text, after, i)
+            if spaced and linked:
+                yield Finding(_noun_kind(noun.group()), *spaced)
+                continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
             if weak and span and _has_letters(span[2]):
                 continue
@@ -301,6 +314,24 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue
             if span and _is_value(span[2], linked=False):
                 yield Finding(_noun_kind(noun.group()), span[0], span[1])
+
+
+def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
+    """The span of a number written in groups ("9 0 1 3", "945 807 3022") that starts at
+    token `i`: two or more groups of digits, one space apart, four digits or more in all."""
+    run = [tokens[i]]
+    for m in tokens[i + 1 :]:
+        if not run[-1].group().isdigit() or text[run[-1].end() : m.start()] != " ":
+            break
+        run.append(m)
+    while run and not run[-1].group().strip(_TRIM).isdigit():
+        run.pop()
+    if len(run) < 2 or not all(m.group().isdigit() for m in run[:-1]):
+        return None
+    if sum(len(m.group().strip(_TRIM)) for m in run) < 4:
+        return None
+    end = run[-1].start() + len(run[-1].group().rstrip(_TRIM))
+    return run[0].start(), end
 
 
 # Things that open with a short number: only an all-digit value next to them is a code.

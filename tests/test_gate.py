@@ -362,3 +362,26 @@ def test_one_candidate_is_decided_alike_with_and_without_the_index(
     finally:
         batch.DIRECT_MAX = saved
     assert direct == indexed
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("User's garage keypad code: 5 2 8 6", True),
+        ("User's health insurance number is 731 554 0912", True),
+        ("User's SIM PUK is 6203 1187", True),
+        ("用户的PUK码是 55120378", True),
+        ("User's NI number: AB 12 34 56 C", True),
+        ("User's PIN has 4 digits", False),
+        ("User's phone number is 0612 345 678", False),
+        ("User's combo meal is number 4", False),
+        ("User rode bus 12 3 times this week", False),
+    ],
+)
+def test_numbers_in_groups_and_identity_numbers(text: str, secret: bool) -> None:
+    """A code written in digit groups next to a sensitive noun is one value, and identity
+    numbers (health, insurance, PUK, UK National Insurance) are secrets; counts and phone
+    numbers are not."""
+    from pipeline.credentials import find_secrets
+
+    assert bool(find_secrets(text)) is secret
