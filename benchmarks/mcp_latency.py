@@ -32,14 +32,7 @@ sys.path.insert(0, str(ROOT))
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from benchmarks.profiles import distractors  # noqa: E402
-
-QUERIES = [
-    "what instrument do I play?",
-    "where did my colleague go on holiday?",
-    "which films do I enjoy?",
-    "who has a parrot?",
-    "what did I buy last year?",
-]
+from benchmarks.semantic_speed import QUERIES  # noqa: E402
 
 
 def prepare(folder: Path, count: int, retriever: str) -> dict[str, str]:

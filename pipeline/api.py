@@ -158,6 +158,17 @@ class TurnResult:
     memory_step: str
     report: TurnReport
 
+    @classmethod
+    def of(cls, report: TurnReport) -> TurnResult:
+        """The result a finished turn's report describes."""
+        return cls(
+            answer=report.response,
+            session_id=report.session_id,
+            turn_id=report.turn_id,
+            memory_step=report.memory_step,
+            report=report,
+        )
+
     @property
     def memories_used(self) -> list[str]:
         return [r.memory.id for r in self.report.used]
@@ -291,13 +302,7 @@ class Memory:
             report=report,
             warm=self._warm,
         )
-        return TurnResult(
-            answer=report.response,
-            session_id=report.session_id,
-            turn_id=report.turn_id,
-            memory_step=report.memory_step,
-            report=report,
-        )
+        return TurnResult.of(report)
 
     def remember(
         self,
@@ -327,13 +332,7 @@ class Memory:
             warm=self._warm,
             answer=answer,
         )
-        return TurnResult(
-            answer=report.response,
-            session_id=report.session_id,
-            turn_id=report.turn_id,
-            memory_step=report.memory_step,
-            report=report,
-        )
+        return TurnResult.of(report)
 
     def _checked(self, what: str, text: str) -> str:
         """`text` stripped; a UsageError before any model call when it is empty or over

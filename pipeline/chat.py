@@ -16,7 +16,7 @@ from .cli import program_name
 from .config import Locations, require_api_key, settings_from_args
 from .credentials import redact
 from .errors import MemtestError, as_error
-from .streaming import AnswerPrinter
+from .streaming import AnswerPrinter, write_stdout
 
 if TYPE_CHECKING:
     from .api import Memory
@@ -99,7 +99,7 @@ def _loop(memory: Memory, model: Completer, *, trace: bool) -> int:
                 return 0
             continue
         # On a terminal the answer streams in; piped, each answer is printed whole.
-        printer = AnswerPrinter(_write_out, prefix="assistant> ")
+        printer = AnswerPrinter(write_stdout, prefix="assistant> ")
         streaming = sys.stdout.isatty()
         try:
             result = memory.turn(
@@ -120,11 +120,6 @@ def _loop(memory: Memory, model: Completer, *, trace: bool) -> int:
             print(result.report.format_trace(), file=sys.stderr)
         elif result.memory_step == "skipped":
             print(f"(memory step skipped: {result.report.memory_step_note})", file=sys.stderr)
-
-
-def _write_out(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
 
 
 def _command(line: str, memory: Memory, trace: bool) -> tuple[bool, bool]:

@@ -12,7 +12,7 @@ from typing import NoReturn
 from .config import VARIABLES, Locations, settings_from_args
 from .credentials import redact, redact_tree
 from .errors import ArgumentError, MemtestError, UsageError, as_error, error_json, usage_failure
-from .streaming import AnswerPrinter
+from .streaming import AnswerPrinter, write_stdout
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -160,8 +160,10 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
     except ArgumentError as exc:
         return usage_failure(exc, json_wanted="--json" in argv)
     report = None
-    stream = not args.json and (sys.stdout.isatty() if args.stream is None else args.stream)
-    printer = AnswerPrinter(_write_out) if stream else None
+    # --json prints one object at the end; otherwise the answer is printed as soon as it
+    # exists, and streamed in as it arrives on a terminal or with --stream.
+    printer = None if args.json else AnswerPrinter(write_stdout)
+    stream = sys.stdout.isatty() if args.stream is None else args.stream
     try:
         settings = settings_from_args(args, project_dir)
         user_input = read_input(args.input, max_bytes=settings.max_input_bytes)
@@ -175,8 +177,8 @@ def main(argv: Sequence[str] | None = None, *, project_dir: Path | None = None) 
             user_input,
             new_session=args.new_session,
             dry_run=args.dry_run_memory,
-            on_answer=None if args.json else printer.finish if printer else _print_answer,
-            on_delta=printer.delta if printer else None,
+            on_answer=printer.finish if printer else None,
+            on_delta=printer.delta if printer and stream else None,
             report=report,
         )
     except (MemtestError, OSError) as exc:
@@ -219,15 +221,6 @@ def read_input(raw: str, *, max_bytes: int) -> str:
     if not text.strip():
         raise UsageError("-i needs some text (or '-' with text on standard input)")
     return text.strip()
-
-
-def _print_answer(answer: str) -> None:
-    print(redact(answer), flush=True)
-
-
-def _write_out(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
 
 
 def _finish(args: argparse.Namespace, report: object, *, error: MemtestError | None = None) -> None:

@@ -124,14 +124,8 @@ class ChatModel:
         attempts = retrying.statistics.get("attempt_number", 1)
         choices = getattr(response, "choices", None) or []
         text = (choices[0].message.content or "") if choices else ""
-        usage: dict[str, int] = {}
-        if getattr(response, "usage", None) is not None:
-            for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-                value = getattr(response.usage, key, None)
-                if isinstance(value, int):
-                    usage[key] = value
         return Completion(
-            text=text, attempts=attempts, seconds=time.monotonic() - started, usage=usage
+            text=text, attempts=attempts, seconds=time.monotonic() - started, usage=_usage(response)
         )
 
     def _read_stream(
@@ -147,11 +141,7 @@ class ChatModel:
         finished = False
         try:
             for chunk in stream:
-                if getattr(chunk, "usage", None) is not None:
-                    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-                        value = getattr(chunk.usage, key, None)
-                        if isinstance(value, int):
-                            usage[key] = value
+                usage |= _usage(chunk)
                 for choice in chunk.choices or []:
                     piece = getattr(choice.delta, "content", None) or ""
                     if piece:
@@ -254,6 +244,17 @@ class ChatModel:
         if isinstance(exc, openai.APIStatusError):
             return LLMError(f"{host} answered {status} {kind or ''}: {detail}", **info)
         return LLMError(f"The call to {host} failed: {type(exc).__name__}: {exc}", **info)
+
+
+def _usage(reply: Any) -> dict[str, int]:
+    """The token counts a reply (or the last chunk of a stream) carries, if any."""
+    usage = getattr(reply, "usage", None)
+    if usage is None:
+        return {}
+    counts = {
+        k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+    }
+    return {k: v for k, v in counts.items() if isinstance(v, int)}
 
 
 class _StreamBroken(Exception):

@@ -10,6 +10,7 @@ exactly as in the complete answer.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 
 from .credentials import redact
@@ -17,6 +18,12 @@ from .credentials import redact
 # The end of a sentence (with any closing quote or bracket) followed by white space, or a
 # line break. Full-width punctuation ends a sentence without a space after it.
 _BOUNDARY = re.compile(r"""[.!?…]["')\]»”’]*\s+|[。！？；]["')\]」』”’]*\s*|\n""")
+
+
+def write_stdout(text: str) -> None:
+    """Write to standard output at once: a streamed answer must show as it arrives."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 class AnswerPrinter:

@@ -89,6 +89,19 @@ def run_cli(
     )
 
 
+def start_turn(text: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """A turn of memory_test.py started as a real process, not waited for."""
+    full_env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT), **env}
+    return subprocess.Popen(
+        [sys.executable, str(PROJECT / "memory_test.py"), "-i", text],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=full_env,
+        cwd=PROJECT,
+    )
+
+
 def seed_memories(settings: Settings, *contents: str) -> None:
     """Store active preference memories mem_0001, mem_0002... for the settings' user."""
     from tests.strategies import NOW, memory

@@ -14,23 +14,11 @@ from pathlib import Path
 import pytest
 
 from pipeline import store
-from tests.helpers import PROJECT, echo_responder, turn_env
+from tests.helpers import PROJECT, echo_responder, start_turn, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW
 
 NAMES = ["Rex", "Luna", "Milo", "Nala", "Otto", "Pip"]
-
-
-def start_turn(text: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    full_env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT), **env}
-    return subprocess.Popen(
-        [sys.executable, str(PROJECT / "memory_test.py"), "-i", text],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=full_env,
-        cwd=PROJECT,
-    )
 
 
 @pytest.fixture

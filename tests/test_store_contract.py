@@ -28,7 +28,7 @@ from pipeline import pgstore, store
 from pipeline.errors import ConfigError, LockTimeout, SaveFailed, StateError
 from pipeline.models import HistoryEntry, LtmFile, Memory, Message, SessionFile
 from pipeline.store import Change, Snapshot, Store
-from tests.helpers import PROJECT, echo_responder, run_cli, turn_env
+from tests.helpers import PROJECT, echo_responder, run_cli, start_turn, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
 
@@ -702,18 +702,6 @@ def test_the_cli_runs_turns_and_commands_on_postgresql(pg_url: str, tmp_path: Pa
 # --- real processes -------------------------------------------------------------------------
 
 
-def _start_turn(text: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    full_env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT), **env}
-    return subprocess.Popen(
-        [sys.executable, str(PROJECT / "memory_test.py"), "-i", text],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=full_env,
-        cwd=PROJECT,
-    )
-
-
 PROCESSES = 24
 
 
@@ -726,7 +714,7 @@ def test_24_concurrent_turns_lose_nothing(pg_url: str, tmp_path: Path, shared: b
     with ScriptedLLM(responder=echo_responder) as server:
         env = turn_env(server, tmp_path / "state", MEMTEST_STORE=pg_url, MEMTEST_MAX_PER_DAY="100")
         procs = [
-            _start_turn(
+            start_turn(
                 f"remember: User has a pet number {i}",
                 {**env, "MEMTEST_USER_ID": "shared" if shared else f"user-{i}"},
             )
