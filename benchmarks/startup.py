@@ -1,0 +1,80 @@
+"""Start-up of a command that only reads memory, against a bare `import pydantic, filelock`.
+
+`memory list` at 1,000 memories runs in a fresh process, as a user runs it; so does the
+baseline, a Python that imports only the two libraries every memory command needs. The two
+are interleaved run by run so that load on the machine touches both alike, and the ratio of
+their medians is the number to watch (issue target: at most 1.5x).
+
+    python benchmarks/startup.py [--runs 15] [--size 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from turn_overhead import synthetic_store  # noqa: E402
+
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    """Wall-clock seconds of one process from spawn to exit; fails loudly if it fails."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--size", type=int, default=1000)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        state.mkdir()
+        ltm = synthetic_store(args.size, datetime.now(UTC))
+        (state / "ltm.json").write_text(ltm.model_dump_json(indent=2), encoding="utf-8")
+        empty = Path(tmp) / "empty.env"
+        empty.write_text("", encoding="utf-8")
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("MEMTEST_", "MOONSHOT_"))
+        }
+        env.update(
+            MEMTEST_STATE_DIR=str(state),
+            MEMTEST_ENV_FILE=str(empty),
+        )
+        bare = [sys.executable, "-c", "import pydantic, filelock"]
+        listing = [sys.executable, "memory_test.py", "memory", "list"]
+        timed(bare, env)
+        timed(listing, env)
+        baseline: list[float] = []
+        command: list[float] = []
+        for _ in range(args.runs):
+            baseline.append(timed(bare, env))
+            command.append(timed(listing, env))
+
+    base, cmd = statistics.median(baseline), statistics.median(command)
+    print(f"runs {args.runs}, {args.size} memories, load average {os.getloadavg()[0]:.2f}")
+    print(f"bare `import pydantic, filelock`  median {base * 1000:6.1f} ms")
+    print(f"`memory list`                     median {cmd * 1000:6.1f} ms")
+    print(f"ratio                             {cmd / base:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
