@@ -211,8 +211,6 @@ def read_env_file(path: Path, *, named_as: str | None) -> dict[str, str]:
         if named_as:
             raise UsageError(f"{named_as}: no such file")
         return {}
-    from dotenv import dotenv_values
-
     from .errors import UnsafeFile
     from .safeio import read_regular
 
@@ -225,10 +223,36 @@ def read_env_file(path: Path, *, named_as: str | None) -> dict[str, str]:
     except (OSError, UnsafeFile) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else str(exc)
         raise ConfigError(f"cannot read settings from {path}: {reason}") from None
+    simple = _simple_env(text)
+    if simple is not None:
+        return simple
     import io
+
+    from dotenv import dotenv_values
 
     values = dotenv_values(stream=io.StringIO(text))
     return {k: v for k, v in values.items() if v is not None}
+
+
+# `KEY=value` with nothing to unquote, escape, expand or strip as a comment: the lines most
+# .env files consist of. Anything else goes to python-dotenv, whose import (about 15 ms,
+# most of it `logging`) a command that only reads memory would otherwise pay.
+_SIMPLE_LINE = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*([^\s'\"#\\$`]*)")
+
+
+def _simple_env(text: str) -> dict[str, str] | None:
+    """The values of a .env file made only of blank, comment and plain `KEY=value` lines;
+    None when any line needs python-dotenv's full grammar."""
+    values: dict[str, str] = {}
+    for line in text.split("\n"):
+        stripped = line.strip(" \t")
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _SIMPLE_LINE.fullmatch(stripped)
+        if match is None or match[1] == "export":
+            return None
+        values[match[1]] = match[2]
+    return values
 
 
 # Ids become file names: letters, digits, '.', '_', '-'; no separators, no "..".
