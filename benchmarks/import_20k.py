@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -62,16 +63,23 @@ def main() -> None:
         }
         command = [sys.executable, str(PROJECT / "memory_test.py"), "memory", "import"]
         started = time.perf_counter()
+        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         result = subprocess.run(
             [*command, str(source), "--json"], capture_output=True, text=True, env=env, check=False
         )
         seconds = time.perf_counter() - started
+        cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # CPU time moves less than wall time when other processes share the machine.
+        cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (
+            cpu_after.ru_stime - cpu_before.ru_stime
+        )
         if result.returncode != 0:
             sys.exit(f"import failed ({result.returncode}): {result.stderr.strip()}")
         verdicts = [r["verdict"] for r in json.loads(result.stdout)["results"]]
         stored = json.loads((Path(tmp) / "state" / "ltm.json").read_text())["memories"]
         print(
-            f"imported {args.count:,} lines in {seconds:.2f} s (whole process): "
+            f"imported {args.count:,} lines in {seconds:.2f} s (whole process; CPU {cpu:.2f} s, "
+            f"load average {os.getloadavg()[0]:.2f}): "
             f"{verdicts.count('accepted'):,} accepted, {len(stored):,} stored, "
             f"ltm.json {(Path(tmp) / 'state' / 'ltm.json').stat().st_size / 1e6:.1f} MB"
         )

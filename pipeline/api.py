@@ -765,7 +765,7 @@ class Memory:
             created[:] = [m.content for m in disk.ltm.memories if m.id in ids]
             verdicts = [
                 GateVerdict(
-                    content=redact(c.content),
+                    content=_shown(c.content, d.verdict),
                     verdict=d.verdict,
                     reason=d.reason,
                     detail=d.detail,
@@ -794,6 +794,15 @@ class Memory:
         if not semantic_available():
             return
         embed_new(self.settings.store, texts, Embedder(), lock_timeout=self.settings.lock_timeout)
+
+
+def _shown(content: str, verdict: str) -> str:
+    """A candidate's content as its verdict may show it: the gate screens every candidate
+    for secrets before it can accept or merge one, so only a rejected one can hold a
+    secret (its rules read the stripped text, hence the check on surrounding space)."""
+    if verdict != "rejected" and content == content.strip():
+        return content
+    return redact(content)
 
 
 def _matcher(

@@ -1,0 +1,483 @@
+"""The secret finder as it was before it was made fast: the reference that
+test_credentials.py compares pipeline/credentials.py with, finding for finding.
+
+Secrets found by their values, wherever they sit in a sentence.
+
+A credential is recognised by what the value is, not by how the sentence around it is
+worded: a provider key by its prefix, a card number by Luhn, an IBAN by mod-97, a Chinese
+resident id by its check character, a recovery phrase by the BIP-39 word list, a
+credential inside a URL by the URL's structure, a short value by a sensitive noun near it
+(in either order, English or Chinese), and anything else by its length, character classes
+and entropy. `find_secrets` returns the spans, and `redact` replaces exactly those spans,
+so what the gate refuses is what every output boundary hides.
+
+The checksums come from python-stdnum and the word list from the `mnemonic` package (the
+reference BIP-39 implementation); both are read lazily, only when a candidate value of
+their shape is present.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from pipeline.text import has_cjk
+
+REDACTED = "[REDACTED]"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One secret value in a text: what kind it is and where it is."""
+
+    kind: str
+    start: int
+    end: int
+
+
+# --- Provider keys: prefixes as published by each provider (cross-checked in the tests
+# against detect-secrets' plugins). --------------------------------------------------------
+
+_PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("api key", r"\bsk-(?:proj-|ant-|live-|or-v1-)?[A-Za-z0-9_\-]{16,}"),
+        ("AWS access key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b"),
+        ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{22,}"),
+        ("GitLab token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+        ("Slack token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+        ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+        ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ("PyPI token", r"\bpypi-[A-Za-z0-9_\-]{50,}"),
+        ("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}"),
+        ("SendGrid key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+        ("Twilio key", r"\b(?:SK|AC)[0-9a-f]{32}\b"),
+        ("Mailchimp key", r"\b[0-9a-f]{32}-us[0-9]{1,2}\b"),
+        ("Telegram bot token", r"\b[0-9]{8,10}:[A-Za-z0-9_\-]{35}\b"),
+        ("Discord token", r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}"),
+        (
+            "AWS secret key",
+            r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])"
+            r"(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+        ),
+        ("JWT", r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+        (
+            "private key",
+            r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:[^-]*-----END[^-]*-----)?",
+        ),
+        ("private key", r"PuTTY-User-Key-File-\d"),
+    )
+)
+
+# --- Credentials inside URLs ---------------------------------------------------------------
+
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>\"'`)\]]+")
+_URL_USERINFO = re.compile(r"^[^:/]+://[^/@\s]*:[^/@\s]+@")
+_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/|"
+    r"\.webhook\.office\.com/|outlook\.office\.com/webhook/|hooks\.zapier\.com/hooks/catch/|"
+    r"maker\.ifttt\.com/trigger/|chat\.googleapis\.com/v1/spaces/.+key=",
+    re.IGNORECASE,
+)
+_URL_SECRET_PARAM = re.compile(
+    r"[?&#](?:access_?token|refresh_?token|id_?token|token|api_?key|apikey|key|secret|"
+    r"client_secret|sig|signature|password|passwd|pwd|pass|auth|private_token|session)"
+    r"=[^&\s#]{6,}",
+    re.IGNORECASE,
+)
+
+# --- Checksummed numbers -------------------------------------------------------------------
+
+_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+_CN_RIC = re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")
+# A UK National Insurance number: two letters from the issued series, three pairs of
+# digits, and a suffix A-D (HMRC's published format).
+_NINO = re.compile(
+    r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"
+)
+_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
+
+# --- Short values next to a sensitive noun -------------------------------------------------
+
+_SENSITIVE_NOUN = re.compile(
+    r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|p/?w|pwds?|pwords?|pswds?|psw|pins?|"
+    r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
+    r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
+    r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"
+    r"lockbox|wi-?fi|unlock|confirmation|promo|voucher|gift card|pickup|parcel|otp) ?(?:codes?|"
+    r"keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|ssn|social security(?: number)?|"
+    r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
+    r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
+    r"cvv|cvc|cvv2|tax (?:id|number)|puk(?: ?codes?)?|combos?|"
+    r"(?:nhs|health|insurance|patient|medical|citizen|resident|personal|voter|social insurance|"
+    r"national insurance|ni) ?(?:number|no|id)|"
+    r"national id|id (?:number|card number)|driver'?s licen[cs]e(?: number)?|"
+    r"licen[cs]e (?:number|key)|serial (?:number|key)|secrets?|api ?keys?|tokens?(?= *[:=])|"
+    r"(?:access|api|auth|bearer|refresh|session|bot|personal access|github|slack) tokens?|"
+    r"private keys?|ssh keys?|user ?name and password|unlock(?:s|ed|ing)?|"
+    r"(?:sign|log)(?:s|ged|ging)? ?(?:in|on)(?:to)?|social|codes?|vault|(?:front |back )?door|"
+    r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock)\b"
+    r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
+    r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
+    r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁",
+    re.IGNORECASE,
+)
+# One clause: sensitive nouns and their values are looked for within it.
+_CLAUSE_END = re.compile(r"(?<=[a-z\)\]])[.!?](?=\s|$)|[;\n。；！？]")
+_VALUE_TOKEN = re.compile(r"[^\s\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]+")
+_TRIM = "\"'`()[]{}<>,.;:!?*“”‘’"
+_UNIT_WORDS = frozenset(
+    """digit digits character characters char chars letter letters word words number
+    numbers day days week weeks month months year years hour hours minute minutes time
+    times percent euros dollars pounds yuan am pm km miles kg""".split()
+)
+_TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
+_COPULA = re.compile(r"^\s*(?:is|was|are|were|=|:|：|-|–|is set to|reads|of)?\s*$", re.IGNORECASE)
+NEAR_NOUN_AFTER = 14  # tokens after a sensitive noun in which its value is looked for
+NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network password")
+
+# --- High-entropy tokens -------------------------------------------------------------------
+
+_TOKEN_PART = re.compile(r"[A-Za-z0-9+/=_\-!@#$%^&*~.]{16,}")
+MIN_RANDOM_LENGTH = 20
+# Shannon entropy in bits per character: English words sit near 3.0-3.5 over 20+
+# characters, random base64 near 4.5-5.5, random hex near 3.7-4.0. Measured on the gate
+# corpus and on 5,882 LoCoMo turns, where no token of ordinary text reached these values.
+MIN_ENTROPY_MIXED = 3.7
+MIN_ENTROPY_HEX = 3.3
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Every secret value in `text`, as non-overlapping spans in order of position."""
+    found: list[Finding] = []
+    for kind, pattern in _PROVIDER_KEYS:
+        found += [Finding(kind, m.start(), m.end()) for m in pattern.finditer(text)]
+    found += _url_secrets(text)
+    found += _checksummed(text)
+    found += _recovery_phrases(text)
+    found += _labelled_values(text)
+    found += _random_tokens(text)
+    return _merge(found)
+
+
+def find_secret(text: str) -> str | None:
+    """The kind of the first secret in `text`, or None."""
+    found = find_secrets(text)
+    return found[0].kind if found else None
+
+
+def redact(text: str) -> str:
+    """`text` with every secret value replaced by [REDACTED]; the sentence around it stays."""
+    found = find_secrets(text)
+    if not found:
+        return text
+    out, last = [], 0
+    for f in found:
+        out += [text[last : f.start], REDACTED]
+        last = f.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def redact_tree(value: Any) -> Any:
+    """`value` (JSON-like: dicts, lists, strings) with every string redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_tree(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_tree(item) for item in value]
+    return value
+
+
+def _merge(found: list[Finding]) -> list[Finding]:
+    merged: list[Finding] = []
+    for f in sorted(found, key=lambda f: (f.start, -f.end)):
+        if merged and f.start < merged[-1].end:
+            last = merged[-1]
+            if f.end > last.end:
+                merged[-1] = Finding(last.kind, last.start, f.end)
+            continue
+        merged.append(f)
+    return merged
+
+
+def _url_secrets(text: str) -> Iterator[Finding]:
+    for m in _URL.finditer(text):
+        url = m.group().rstrip(".,;:!?")
+        if _URL_USERINFO.match(url):
+            yield Finding("credential in a URL", m.start(), m.start() + len(url))
+        elif _WEBHOOK.search(url):
+            yield Finding("webhook URL", m.start(), m.start() + len(url))
+        elif _URL_SECRET_PARAM.search(url):
+            yield Finding("token in a URL", m.start(), m.start() + len(url))
+
+
+def _checksummed(text: str) -> Iterator[Finding]:
+    if not any(ch.isdigit() for ch in text):
+        return
+    from stdnum import iban, luhn
+    from stdnum.cn import ric
+
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        # No card number starts with 0 (the industry digit) or is one digit repeated, though
+        # "0000000000000" passes Luhn.
+        issued = digits[0] != "0" and len(set(digits)) > 1
+        if 13 <= len(digits) <= 19 and issued and luhn.is_valid(digits):
+            yield Finding("card number", m.start(), m.end())
+    upper = text.upper()
+    for m in _IBAN.finditer(upper):
+        # The pattern may run on into the next word ("... 00 IS"): try shorter prefixes.
+        parts = m.group().split(" ")
+        for n in range(len(parts), 0, -1):
+            candidate = " ".join(parts[:n])
+            compact = candidate.replace(" ", "")
+            if len(compact) >= 15 and iban.is_valid(compact, check_country=False):
+                yield Finding("IBAN", m.start(), m.start() + len(candidate))
+                break
+    for m in _CN_RIC.finditer(text):
+        if ric.is_valid(m.group()):
+            yield Finding("national id number", m.start(), m.end())
+    for m in _SSN.finditer(text):
+        yield Finding("social security number", m.start(), m.end())
+    for m in _NINO.finditer(text):
+        yield Finding("national insurance number", m.start(), m.end())
+
+
+@cache
+def _bip39_words() -> frozenset[str]:
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("mnemonic")  # the file only: importing the package would cost 20 ms
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the mnemonic package (BIP-39 word list) is not installed")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return frozenset((folder / "wordlist" / "english.txt").read_text("utf-8").split())
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+_PHRASE_GAP = re.compile(r"^[\s,;:.\-()\d\"'“”]*$")
+MIN_PHRASE_WORDS = 12
+
+
+def _recovery_phrases(text: str) -> Iterator[Finding]:
+    """Runs of 12 or more BIP-39 words, the length of the shortest wallet phrase."""
+    words = list(_WORD.finditer(text))
+    if len(words) < MIN_PHRASE_WORDS:
+        return
+    wordlist = _bip39_words()
+    run: list[re.Match[str]] = []
+    for m in [*words, None]:
+        if m is not None and m.group().lower() in wordlist:
+            if run and not _PHRASE_GAP.match(text[run[-1].end() : m.start()]):
+                run = []
+            run.append(m)
+            continue
+        if len(run) >= MIN_PHRASE_WORDS:
+            yield Finding("recovery phrase", run[0].start(), run[-1].end())
+        run = []
+
+
+def _labelled_values(text: str) -> Iterator[Finding]:
+    """Short values in the same clause as a sensitive noun, before or after it."""
+    for noun in _SENSITIVE_NOUN.finditer(text):
+        word = noun.group().lower()
+        weak = word in _WEAK_NOUNS
+        if word.startswith("code") and _word_before(text, noun.start()) in _PUBLIC_CODES:
+            continue  # "zip code 10115", "area code 030"
+        clause_start, clause_end = _clause_around(text, noun.start(), noun.end())
+        after = list(_VALUE_TOKEN.finditer(text, noun.end(), clause_end))[:NEAR_NOUN_AFTER]
+        before = list(_VALUE_TOKEN.finditer(text, clause_start, noun.start()))
+        before = before[-NEAR_NOUN_BEFORE:]
+        for i, m in enumerate(after):
+            linked = i == 0 or _COPULA.match(text[noun.end() : m.start()]) is not None
+            spaced = _spaced_digits(text, after, i)
+            if spaced and linked:
+                yield Finding(_noun_kind(noun.group()), *spaced)
+                continue
+            span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
+            if weak and span and _has_letters(span[2]):
+                continue
+            if span and _is_value(span[2], linked=linked or _is_cjk_noun(noun.group())):
+                yield Finding(_noun_kind(noun.group()), span[0], span[1])
+        for i, m in enumerate(before):
+            prev = before[i - 1].group() if i else ""
+            span = _value_span(text, m, previous=prev, next_=before[i + 1 :])
+            if weak and span and _has_letters(span[2]):
+                continue
+            if span and _is_value(span[2], linked=False):
+                yield Finding(_noun_kind(noun.group()), span[0], span[1])
+
+
+def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
+    """The span of a number written in groups ("9 0 1 3", "945 807 3022") that starts at
+    token `i`: two or more groups of digits, one space apart, four digits or more in all."""
+    run = [tokens[i]]
+    for m in tokens[i + 1 :]:
+        if not run[-1].group().isdigit() or text[run[-1].end() : m.start()] != " ":
+            break
+        run.append(m)
+    while run and not run[-1].group().strip(_TRIM).isdigit():
+        run.pop()
+    if len(run) < 2 or not all(m.group().isdigit() for m in run[:-1]):
+        return None
+    if sum(len(m.group().strip(_TRIM)) for m in run) < 4:
+        return None
+    end = run[-1].start() + len(run[-1].group().rstrip(_TRIM))
+    return run[0].start(), end
+
+
+# Things that open with a short number: only an all-digit value next to them is a code.
+_WEAK_NOUNS = frozenset(
+    "code codes vault door gate garage alarm safe locker keypad wifi wi-fi router padlock lock"
+    " front door back door social".split(" ")
+)
+# Codes that are public: a number next to these is an address or a label, not a secret.
+_PUBLIC_CODES = frozenset(
+    "zip postal post area country dress source qr bar morse genetic airport language colour"
+    " color error status promo discount".split()
+)
+
+
+def _has_letters(value: str) -> bool:
+    return any(ch.isalpha() for ch in value)
+
+
+def _word_before(text: str, index: int) -> str:
+    words = re.findall(r"[A-Za-z]+", text[max(0, index - 30) : index])
+    return words[-1].lower() if words else ""
+
+
+def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:
+    left = 0
+    for m in _CLAUSE_END.finditer(text, 0, start):
+        if not _abbreviated(text, m.start()):
+            left = m.end()
+    right = next(
+        (m for m in _CLAUSE_END.finditer(text, end) if not _abbreviated(text, m.start())), None
+    )
+    return left, right.start() if right else len(text)
+
+
+# Words shortened with a full stop: "acct no. 5512", "tel. 030" go on in the same clause.
+_ABBREVIATIONS = frozenset("no nr num acct acc tel ph approx incl ref".split())
+
+
+def _abbreviated(text: str, dot: int) -> bool:
+    return text[dot] == "." and _word_before(text, dot) in _ABBREVIATIONS
+
+
+def _value_span(
+    text: str, m: re.Match[str], *, previous: str, next_: list[re.Match[str]]
+) -> tuple[int, int, str] | None:
+    raw = m.group()
+    lead = len(raw) - len(raw.lstrip(_TRIM))
+    value = raw.strip(_TRIM)
+    if not value:
+        return None
+    if previous.strip(_TRIM).lower() in _TEMPORAL and re.fullmatch(r"(?:19|20)\d\d", value):
+        return None  # "since 2015", "in 1998"
+    following = next((n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()), "")
+    if following in _UNIT_WORDS and value.replace(",", "").replace(".", "").isdigit():
+        return None  # "8 digits", "90 days"
+    start = m.start() + lead
+    return start, start + len(value), value
+
+
+def _is_value(value: str, *, linked: bool) -> bool:
+    """Whether a token looks like a secret value rather than a word or a quantity."""
+    if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value):
+        return False
+    digits = sum(ch.isdigit() for ch in value)
+    letters = sum(ch.isalpha() for ch in value)
+    symbols = len(value) - digits - letters
+    if digits == len(value) or (not letters and digits >= 4):
+        return digits >= 4  # PINs and codes ("4471", "2580#", "9384-2210"); "42" says nothing
+    if digits and letters and len(value) >= 4:
+        if re.fullmatch(r"\d{1,4}[a-z]{1,3}", value, re.IGNORECASE):
+            return False  # "5km", "10am"
+        # "1Password", "7Zip": a brand is a digit and a capitalised word.
+        return not (
+            re.fullmatch(r"\d{1,2}[A-Z][a-z]+", value)
+            and _is_known_word(value.lstrip("0123456789"))
+        )
+    if symbols and (digits or linked) and len(value) >= 6 and not _is_plain_word(value):
+        return True  # "Zx9!qLm2"; unlinked symbol runs such as "(prompt+completion)" are not
+    return linked and len(value) >= 6 and letters == len(value) and not _is_known_word(value)
+
+
+def _is_plain_word(value: str) -> bool:
+    """Hyphenated or dotted words ("long-term", "e.g.", "1Password's") are words."""
+    parts = [p for p in re.split(r"[-'.’/]", value) if p]
+    return all(p.isalpha() or p.isdigit() for p in parts) and len(parts) <= 3
+
+
+@cache
+def _vocabulary() -> frozenset[str]:
+    """Whole words of the MiniLM tokenizer's vocabulary (30,522 entries, shipped here)."""
+    import json
+    from importlib.resources import files
+
+    data = json.loads(files("pipeline").joinpath("minilm", "tokenizer.json").read_text("utf-8"))
+    return frozenset(w for w in data["model"]["vocab"] if w.isalpha())
+
+
+def _is_known_word(value: str) -> bool:
+    lowered = value.lower()
+    return lowered in _vocabulary() or lowered.rstrip("s") in _vocabulary()
+
+
+def _is_cjk_noun(noun: str) -> bool:
+    return has_cjk(noun)
+
+
+def _noun_kind(noun: str) -> str:
+    return f"value labelled {noun.lower()!r}"
+
+
+def _random_tokens(text: str) -> Iterator[Finding]:
+    for m in _TOKEN_PART.finditer(text):
+        for part in re.finditer(r"[^/?&=#]+", m.group()):
+            token = part.group().strip("-_.!")
+            if _looks_random(token):
+                start = m.start() + part.start()
+                yield Finding("random-looking token", start, start + len(part.group()))
+
+
+def _looks_random(token: str) -> bool:
+    """Long, mixed character classes and high entropy: a generated key, not a word."""
+    if len(token) < MIN_RANDOM_LENGTH:
+        return False
+    classes = sum(
+        (
+            any(ch.islower() for ch in token),
+            any(ch.isupper() for ch in token),
+            any(ch.isdigit() for ch in token),
+            any(not ch.isalnum() for ch in token),
+        )
+    )
+    if re.fullmatch(r"[0-9a-f]+", token, re.IGNORECASE):
+        return len(token) >= 32 and _entropy(token) >= MIN_ENTROPY_HEX
+    return (
+        classes >= 2
+        and any(ch.isdigit() for ch in token)
+        and _entropy(token) >= (MIN_ENTROPY_MIXED)
+    )
+
+
+def _entropy(token: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in token:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())

@@ -1,0 +1,151 @@
+"""The secret finder finds what its reference finds, however the text is laid out, and
+quickly: the prefilters and the lower-case noun scan change the cost, never the result."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from pipeline import credentials
+from pipeline.credentials import find_secrets, redact
+from tests import reference_credentials as reference
+from tests.strategies import secret_texts
+
+CORPUS = Path(__file__).parent / "data" / "gate_corpus"
+
+
+def _spans(found: list) -> list[tuple[str, int, int]]:
+    return [(f.kind, f.start, f.end) for f in found]
+
+
+def _corpus_texts() -> list[str]:
+    texts = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        for line in path.read_text("utf-8").splitlines():
+            row = json.loads(line)
+            texts += [row["text"], *([row["user_text"]] if row.get("user_text") else [])]
+    return texts
+
+
+def test_every_corpus_text_gives_the_reference_findings() -> None:
+    """On every text of the gate corpus (contents and user turns), the finder returns the
+    same findings as the reference, kind and span."""
+    texts = _corpus_texts()
+    assert len(texts) > 1500
+    differ = [t for t in texts if _spans(find_secrets(t)) != _spans(reference.find_secrets(t))]
+    assert differ == []
+    assert sum(bool(find_secrets(t)) for t in texts) > 300  # the corpus holds secrets
+
+
+@settings(max_examples=400, deadline=None)
+@given(secret_texts)
+def test_generated_texts_give_the_reference_findings(text: str) -> None:
+    """Nouns, values, punctuation and case-folding characters in any order: the same
+    findings as the reference."""
+    assert _spans(find_secrets(text)) == _spans(reference.find_secrets(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ésk-proj-ABCDEFGHIJKLMNOPQRSTUV",  # no word boundary before the prefix
+        "pa\u017fsword Zx9!qLm2",  # the long s matches "s" case-insensitively, not in lower case
+        "\u212aeypad code 4471",  # the Kelvin sign matches "k"
+        "İBAN DE89 3704 0044 0532 0130 00 and PIN 4471",  # lower case makes it longer
+        "xPIN码 4471",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY= is not a key, "
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY is",
+    ],
+)
+def test_edge_cases_give_the_reference_findings(text: str) -> None:
+    """Where the lower-case scan and the per-run scan could part from the reference, they
+    do not."""
+    assert _spans(find_secrets(text)) == _spans(reference.find_secrets(text))
+
+
+def test_characters_that_fold_apart_are_all_known() -> None:
+    """Every character outside ASCII that a case-insensitive pattern pairs with an ASCII
+    letter, or whose lower case holds ASCII, sends the text to the case-insensitive scan."""
+    ascii_letter = re.compile("[a-z]", re.IGNORECASE)
+    apart = set()
+    for code in range(0x80, 0x110000):
+        ch = chr(code)
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        if ascii_letter.fullmatch(ch) or any(c.isascii() for c in ch.lower()):
+            apart.add(ch)
+    assert apart == set(credentials._CASE_FOLDS_APART)
+
+
+def test_the_noun_scan_matches_the_case_insensitive_noun_pattern() -> None:
+    """The nouns the lower-case scan finds are those the reference's case-insensitive
+    pattern finds, on text in any case."""
+    assert all(noun[0].isalnum() for noun in credentials.SENSITIVE_NOUNS)  # a literal opens each
+    text = (
+        "Password: x. PIN 4471, Pin Code 12, ACCOUNT NUMBER 5, wi-fi, WiFi key, log-in, "
+        "Signed In, NHS number, National Insurance No, driver's licence, 密码 身份证号 PIN码"
+    )
+    for variant in (text, text.upper(), text.lower(), text.title()):
+        fast = [m.span() for m in credentials._sensitive_nouns(variant)]
+        full = [m.span() for m in reference._SENSITIVE_NOUN.finditer(variant)]
+        assert fast == full
+        assert len(fast) >= 12
+
+
+def test_findings_are_a_fresh_list_each_time() -> None:
+    """Results are cached, so a caller that changes its list cannot change the next one."""
+    first = find_secrets("User's PIN is 4471")
+    first.clear()
+    assert [f.kind for f in find_secrets("User's PIN is 4471")] == ["value labelled 'pin'"]
+    long = "filler words " * 100 + "PIN 4471"
+    assert len(long) > credentials.CACHED_CHARS
+    assert redact(long).endswith("PIN [REDACTED]")
+
+
+def test_the_gate_screens_for_secrets_before_it_can_merge_or_accept() -> None:
+    """A secret that repeats a stored memory (one written before its kind was known) is
+    rejected as a secret, not merged into it: no verdict but a rejection can hold one, which
+    is what lets an import show accepted contents without redacting them again."""
+    from pipeline.gate import gate
+    from pipeline.models import CandidateIn, Policy
+    from tests.helpers import candidate
+    from tests.strategies import NOW, memory
+
+    stored = [memory("m1", "User's garage door code is 4471"), memory("m2", "User likes tea")]
+    offered = [
+        CandidateIn(**candidate(text))
+        for text in ("User's garage door code is 4471", "User likes tea", "User plays chess")
+    ]
+    result = gate(offered, [], stored, aliases={}, policy=Policy(), now=NOW)
+    verdicts = [(d.verdict, d.reason) for d in result.candidates]
+    assert verdicts == [("rejected", "secret"), ("merged", "duplicate"), ("accepted", "ok")]
+
+
+def test_an_import_shows_rejected_contents_redacted_and_the_rest_as_written(
+    tmp_path: Path,
+) -> None:
+    """`memory import` redacts only what the gate rejected (a secret, an invalid row that
+    holds one) and shows accepted and merged contents as they were written."""
+    import io
+
+    from pipeline.api import Memory
+
+    rows = [
+        {"type": "habit", "content": "User swims on Sundays"},
+        {"type": "habit", "content": "User's garage door code is 4471"},
+        {"type": "mood", "content": "User's PIN is 8812"},
+        {"type": "habit", "content": "User swims on Sundays"},
+    ]
+    lines = "".join(json.dumps(row) + "\n" for row in rows).encode()
+    verdicts = Memory(tmp_path / "lib").import_lines(io.BytesIO(lines), name="rows")
+    shown = [(v.verdict, v.reason, v.content) for v in verdicts]
+    assert shown == [
+        ("accepted", "ok", "User swims on Sundays"),
+        ("rejected", "secret", "User's garage door code is [REDACTED]"),
+        ("rejected", "invalid", "User's PIN is [REDACTED]"),
+        ("rejected", "duplicate", "User swims on Sundays"),
+    ]
