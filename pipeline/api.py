@@ -39,6 +39,7 @@ from .models import Memory as StoredMemory
 
 if TYPE_CHECKING:
     from .health import Health
+    from .migrate import MigrateResult
     from .reflect import Completer
     from .report import TurnReport
     from .warm import WarmMemory
@@ -661,6 +662,18 @@ class Memory:
         turns = self.settings.store.clear_session(lock_timeout=timeout) if session else None
         removed = self.settings.store.clear_memory(lock_timeout=timeout) if memory else None
         return Cleared(memories=removed, turns=turns)
+
+    def migrate(self, *, to: store.Store | str | Path) -> MigrateResult:
+        """Copy this user's whole state (memories, history, counters, next_seq, every
+        session) into an empty store: a postgresql:// URL, a state folder or a Store.
+
+        One commit in the target, verified by counts and a digest before it returns; this
+        store is only read. NotEmpty if the target already holds data for this user.
+        """
+        from .migrate import migrate, open_store
+
+        target = open_store(to, user=self.user_id, max_bytes=self.settings.paths.max_bytes)
+        return migrate(self.settings.store, target, lock_timeout=self.settings.lock_timeout)
 
     # --- Internals of the changes ---------------------------------------------------------
 

@@ -114,3 +114,8 @@ def usage_failure(parser_error: UsageError, *, json_wanted: bool) -> int:
 
 class ArgumentError(UsageError):
     """The command line itself could not be parsed (unknown option, missing value...)."""
+
+
+class NotEmpty(UsageError):
+    """A migration's target already holds data for the user: ids are kept as they are, so
+    it must start empty; nothing was written."""

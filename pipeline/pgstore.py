@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from .errors import ConfigError, LockTimeout, SaveFailed, StateError
+from .errors import ConfigError, LockTimeout, NotEmpty, SaveFailed, StateError
 from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, Message, SessionFile
-from .store import Change, Snapshot
+from .store import Change, Snapshot, UserState
 
 if TYPE_CHECKING:
     import numpy as np
@@ -541,6 +542,58 @@ class PostgresStore:
                     sizes[part] = int(row[0])
         return sizes
 
+    def read_user(self, *, lock_timeout: float) -> UserState:
+        """Every row of this user, in one REPEATABLE READ snapshot (no lock needed)."""
+        psycopg = _psycopg()
+        conn = self._conn()
+        problems: list[str] = []
+        try:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                state = _read_user(_Tx(conn), self.user, problems)
+        except psycopg.Error as exc:
+            raise StateError(
+                f"Cannot read from {redacted(self.url)}: {_first_line(exc)}. Nothing was changed."
+            ) from None
+        if problems:
+            raise StateError(
+                f"Cannot read all of user {self.user} in {redacted(self.url)}: "
+                f"{'; '.join(problems[:3])}. Nothing was copied. `memory list` on this store "
+                "moves unreadable memories aside, and a turn in an unreadable session sets "
+                "it aside."
+            )
+        return state
+
+    def write_user(
+        self,
+        state: UserState,
+        *,
+        lock_timeout: float,
+        verify: Callable[[UserState], None] | None = None,
+    ) -> None:
+        """Insert every row of a whole user in one transaction, after checking, under the
+        user's lock, that the user has no rows and has never been issued an id here.
+        `verify` is given the rows read back inside the transaction, before COMMIT; if it
+        raises, the transaction is rolled back."""
+        with self._write(lock_timeout, f"user {self.user}") as tx:
+            held = _rows_held(tx, self.user)
+            if held:
+                raise NotEmpty(
+                    f"{redacted(self.url)} already holds data for user {self.user} "
+                    f"({', '.join(held)}); a migration needs an empty target. Nothing was "
+                    "written."
+                )
+            _insert_user(tx, self.user, state)
+            if verify is not None:
+                problems: list[str] = []
+                copied = _read_user(tx, self.user, problems)
+                if problems:
+                    raise StateError(
+                        f"The rows written for {self.user} cannot be read back: "
+                        f"{'; '.join(problems[:3])}. Nothing was written."
+                    )
+                verify(copied)
+
 
 # --- Statements -----------------------------------------------------------------------------
 
@@ -749,3 +802,102 @@ def _scrub_sessions(tx: _Tx, user: str, content: str) -> None:
                 f"UPDATE {table} SET data = %s::jsonb WHERE user_id = %s AND {key} = %s",
                 (session.model_dump_json(), user, key_value),
             )
+
+
+# --- A whole user at once: what a migration between stores reads and writes ---------------
+
+_CORRUPT_SESSION = re.compile(r"\.corrupt-\d{8}T\d+$")  # named by `_read_session`
+_USER_TABLES = ("memories", "history", "counters", "sessions", "archived_sessions", "overflow")
+
+
+def _read_user(tx: _Tx, user: str, problems: list[str]) -> UserState:
+    """All of one user's rows as a UserState; rows that do not validate are `problems`."""
+    warnings: list[str] = []
+    ltm, _ = _read_ltm(tx, user, datetime.now(UTC), warnings, move_aside=False)
+    problems.extend(w.split("; continuing")[0] for w in warnings)
+    state = UserState(ltm=ltm)
+    rows = tx.run("SELECT seq, data::text FROM history WHERE user_id = %s ORDER BY seq", (user,))
+    state.history = _validated(HistoryEntry, rows.fetchall(), "history row", problems)
+    counters = tx.run("SELECT name, value FROM counters WHERE user_id = %s", (user,))
+    state.counters = {name: int(value) for name, value in counters.fetchall()}
+    rows = tx.run("SELECT name, data::text FROM sessions WHERE user_id = %s ORDER BY name", (user,))
+    for name, text in rows.fetchall():
+        if _CORRUPT_SESSION.search(name):
+            state.set_aside.append(f"session {name!r}")
+            continue
+        for session in _validated(SessionFile, [(name, text)], "session", problems):
+            state.sessions[name] = session
+    rows = tx.run(
+        "SELECT seq, data::text FROM archived_sessions WHERE user_id = %s ORDER BY seq", (user,)
+    )
+    state.archives = _validated(SessionFile, rows.fetchall(), "archived session", problems)
+    rows = tx.run(
+        "SELECT session_id, data::text FROM overflow WHERE user_id = %s ORDER BY session_id",
+        (user,),
+    )
+    for session_id, text in rows.fetchall():
+        for session in _validated(SessionFile, [(session_id, text)], "overflow", problems):
+            state.overflow[session_id] = session
+    row = tx.run("SELECT count(*) FROM invalid_memories WHERE user_id = %s", (user,)).fetchone()
+    if row and row[0]:
+        state.set_aside.append(f"{row[0]} row(s) of invalid_memories")
+    return state
+
+
+def _validated(
+    model: type[Any], rows: list[tuple[Any, str]], what: str, problems: list[str]
+) -> list[Any]:
+    out = []
+    for key, text in rows:
+        try:
+            out.append(model.model_validate_json(text))
+        except (ValidationError, RecursionError):
+            problems.append(f"{what} {key!r} cannot be read")
+    return out
+
+
+def _rows_held(tx: _Tx, user: str) -> list[str]:
+    """What this user has in the database: tables with rows, or ids issued before."""
+    held = []
+    for table in (*_USER_TABLES, "invalid_memories"):
+        row = tx.run(f"SELECT count(*) FROM {table} WHERE user_id = %s", (user,)).fetchone()
+        if row and row[0]:
+            held.append(f"{row[0]} row(s) in {table}")
+    row = tx.run("SELECT next_seq FROM users WHERE user_id = %s", (user,)).fetchone()
+    if row and row[0] != 1:
+        # Cleared memories keep next_seq here, so their ids could come back otherwise.
+        held.append(f"ids up to mem_{int(row[0]) - 1:04d} issued before")
+    return held
+
+
+def _insert_user(tx: _Tx, user: str, state: UserState) -> None:
+    """Every row of `state`, in its order (positions and sequence numbers follow it)."""
+    ltm = state.ltm
+    tx.run(
+        "INSERT INTO users (user_id, next_seq, next_pos, version, extra) "
+        "VALUES (%s, %s, %s, 1, %s::jsonb) ON CONFLICT (user_id) DO UPDATE SET "
+        "next_seq = EXCLUDED.next_seq, next_pos = EXCLUDED.next_pos, "
+        "version = users.version + 1, extra = EXCLUDED.extra",
+        (user, ltm.next_seq, len(ltm.memories), json.dumps(ltm.__pydantic_extra__ or {})),
+    )
+    tx.many(
+        "INSERT INTO memories (user_id, id, pos, data) VALUES (%s, %s, %s, %s::jsonb)",
+        [(user, m.id, pos, m.model_dump_json()) for pos, m in enumerate(ltm.memories)],
+    )
+    _insert_history(tx, user, state.history)
+    tx.many(
+        "INSERT INTO counters (user_id, name, value) VALUES (%s, %s, %s)",
+        [(user, name, value) for name, value in sorted(state.counters.items())],
+    )
+    tx.many(
+        "INSERT INTO sessions (user_id, name, data) VALUES (%s, %s, %s::jsonb)",
+        [(user, name, s.model_dump_json()) for name, s in state.sessions.items()],
+    )
+    tx.many(
+        "INSERT INTO archived_sessions (user_id, session_id, data) VALUES (%s, %s, %s::jsonb)",
+        [(user, s.session_id, s.model_dump_json()) for s in state.archives],
+    )
+    tx.many(
+        "INSERT INTO overflow (user_id, session_id, data) VALUES (%s, %s, %s::jsonb)",
+        [(user, key, s.model_dump_json()) for key, s in state.overflow.items()],
+    )

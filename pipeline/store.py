@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import (
     LockTimeout,
+    NotEmpty,
     RecoveryFailed,
     SaveFailed,
     StateError,
@@ -132,6 +133,37 @@ class Change(Generic[T]):
     counters: dict[str, int] = field(default_factory=dict)  # increments
     # Turns that left the session's window without a summary: archived, never dropped.
     overflow: list[Message] = field(default_factory=list)
+
+
+@dataclass
+class UserState:
+    """Everything a store holds for one user, as a migration copies it.
+
+    `sessions` are by name ("" is the unnamed current session); `archives` are sessions
+    archived by a new session, oldest first; `overflow` holds the turns that left a
+    session's window, by session. `set_aside` names what the store keeps aside as
+    unreadable (never copied). The vector cache is derived data and is not part of it.
+    """
+
+    ltm: LtmFile = field(default_factory=LtmFile)
+    history: list[HistoryEntry] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)
+    sessions: dict[str, SessionFile] = field(default_factory=dict)
+    archives: list[SessionFile] = field(default_factory=list)
+    overflow: dict[str, SessionFile] = field(default_factory=dict)
+    set_aside: list[str] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        """True when there is nothing of this user to copy (and no id ever issued)."""
+        return not (
+            self.ltm.memories
+            or self.ltm.next_seq != 1
+            or self.history
+            or self.counters
+            or self.sessions
+            or self.archives
+            or self.overflow
+        )
 
 
 # --- Write primitives ---------------------------------------------------------------------
@@ -1093,6 +1125,24 @@ class Store(Protocol):
         """Bytes held, by part, for `memory stats`."""
         ...
 
+    def read_user(self, *, lock_timeout: float) -> UserState:
+        """Everything this user has (every session, not only this store's), one
+        consistent view; changes nothing. StateError if a memory or session cannot be
+        read; what the store itself skips on reading is named in `set_aside`."""
+        ...
+
+    def write_user(
+        self,
+        state: UserState,
+        *,
+        lock_timeout: float,
+        verify: Callable[[UserState], None] | None = None,
+    ) -> None:
+        """Write a whole user into this store in one commit, ids as they are, after
+        `verify` accepted what was written, read back; NotEmpty (nothing written) if the
+        user already has data here."""
+        ...
+
 
 @dataclass(frozen=True)
 class FileStore:
@@ -1161,6 +1211,18 @@ class FileStore:
                 sizes[path.name] = path.stat().st_size
         return sizes
 
+    def read_user(self, *, lock_timeout: float) -> UserState:
+        return read_user(self.paths, lock_timeout=lock_timeout)
+
+    def write_user(
+        self,
+        state: UserState,
+        *,
+        lock_timeout: float,
+        verify: Callable[[UserState], None] | None = None,
+    ) -> None:
+        write_user(self.paths, state, lock_timeout=lock_timeout, verify=verify)
+
 
 def _file_key(path: Path) -> tuple[int, int, int] | None:
     """Size, modification time and inode: writers replace files atomically, so a new
@@ -1170,3 +1232,195 @@ def _file_key(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+# --- A whole user at once: what a migration between stores reads and writes ---------------
+
+# Side files of unreadable state (see _read_locked, _append_history, _recover).
+_SET_ASIDE_PATTERNS = ("*.corrupt-*", "*.invalid-*", "*.orphaned*")
+
+
+def read_user(paths: StatePaths, *, lock_timeout: float) -> UserState:
+    """Every file of this user, read under the lock so no commit is half seen.
+
+    In the files an archived session and a named session are both sessions/<name>.json,
+    and the file store reads either as the named session: so they come back as
+    `sessions`, and `archives` is empty. Nothing is moved aside (this is a read).
+    """
+    if not paths.home.is_dir():
+        return UserState()  # no folder: nothing stored, and nothing is created
+    with _locked(paths, lock_timeout):
+        found = (paths.ltm, paths.history, paths.counters, paths.home / "session.json")
+        listed = (*sorted(paths.archive.glob("*.json")), *sorted(paths.overflow.glob("*.json")))
+        files = {}
+        for path in (*found, *listed):
+            raw = _read_raw(path, paths.max_bytes)
+            if raw is not None:
+                files[path] = raw
+        set_aside = [
+            str(p.relative_to(paths.home))
+            for folder in (paths.home, paths.archive, paths.overflow)
+            for pattern in _SET_ASIDE_PATTERNS
+            for p in sorted(folder.glob(pattern))
+        ]
+    state = _parse_user(paths, files)
+    state.set_aside[:0] = set_aside
+    return state
+
+
+def _parse_user(paths: StatePaths, files: dict[Path, bytes]) -> UserState:
+    """A whole user from the bytes of its files, by path.
+
+    What the store itself skips when it reads (a damaged history line, an unreadable
+    counters file, a history without its ltm.json) is not copied and is named in
+    `set_aside`. A memory or session that cannot be read is a StateError: it is the data
+    itself, and copying the rest would leave it behind unnoticed.
+    """
+    problems: list[str] = []
+    state = UserState()
+
+    def parsed(path: Path, model: type[M]) -> M | None:
+        if path not in files:
+            return None
+        try:
+            value, rejected = _parse(files[path], path, model)
+        except _Unreadable as exc:
+            problems.append(f"{path.relative_to(paths.home)}: {exc}")
+            return None
+        if rejected:
+            problems.append(f"{path.relative_to(paths.home)}: {rejected[0][1]}")
+        return value
+
+    state.ltm = parsed(paths.ltm, LtmFile) or LtmFile()
+    history = files.get(paths.history, b"")
+    if history and paths.ltm not in files:
+        state.set_aside.append(f"{paths.history.name} (without ltm.json)")
+    for number, line in enumerate(history[: state.ltm.history_bytes].splitlines(), 1):
+        try:
+            state.history.append(HistoryEntry.model_validate_json(line))
+        except (ValidationError, RecursionError):
+            state.set_aside.append(f"{paths.history.name} line {number} (unreadable)")
+    if paths.counters in files:
+        try:
+            state.counters = _parse_counters(files[paths.counters])
+        except _Unreadable:
+            state.set_aside.append(f"{paths.counters.name} (unreadable)")
+    for path in files:
+        if path.suffix != ".json" or path in (paths.ltm, paths.counters):
+            continue
+        session = parsed(path, SessionFile)
+        if session is None:
+            continue
+        if path.parent == paths.overflow:
+            state.overflow[path.stem] = session
+        else:
+            state.sessions["" if path.parent == paths.home else path.stem] = session
+    if problems:
+        raise StateError(
+            f"Cannot read all of {paths.home}: {'; '.join(problems[:3])}. Nothing was "
+            "copied. `memory list` on this store moves unreadable memories aside, and a "
+            "turn in an unreadable session sets it aside."
+        )
+    return state
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _user_files(paths: StatePaths) -> list[str]:
+    """The files that hold this user's data (a history without ltm.json counts too)."""
+    found = [p for p in (paths.ltm, paths.counters, paths.home / "session.json") if p.exists()]
+    if _size(paths.history):
+        found.append(paths.history)
+    for folder in (paths.archive, paths.overflow):
+        found.extend(sorted(folder.glob("*.json")))
+    return [str(p.relative_to(paths.home)) for p in found]
+
+
+def write_user(
+    paths: StatePaths,
+    state: UserState,
+    *,
+    lock_timeout: float,
+    verify: Callable[[UserState], None] | None = None,
+) -> None:
+    """Write a whole user into an empty folder as one commit (see `_Commit`): all of its
+    files appear together, or none does. `verify` is given the user read back from the
+    written files before the commit point; if it raises, nothing becomes visible.
+
+    Archived sessions become sessions/<session id>.json, as a new session archives them.
+    """
+    with _locked(paths, lock_timeout):
+        present = _user_files(paths)
+        if present:
+            raise NotEmpty(
+                f"{paths.home} already holds data for user {paths.user} "
+                f"({', '.join(present[:4])}); a migration needs an empty target. Nothing "
+                "was written."
+            )
+        files = _user_state_files(paths, state)
+        commit = _Commit(paths)
+        try:
+            if any(p.parent == paths.overflow for p in files):
+                paths.overflow.mkdir(mode=0o700, parents=True, exist_ok=True)
+            elif any(p.parent == paths.archive for p in files):
+                paths.archive.mkdir(mode=0o700, exist_ok=True)
+            for path, data in files.items():
+                commit.stage(path, data)
+            if verify is not None:
+                # What the disk now holds in the temp files, before they become visible.
+                staged = {
+                    t: read_regular(tmp, max_bytes=paths.max_bytes) for tmp, t in commit.renames
+                }
+                verify(_parse_user(paths, staged))
+            commit.commit()
+        except OSError as exc:
+            commit.roll_back()
+            raise SaveFailed(
+                f"Could not write user {paths.user} into {paths.home}: {_describe(exc)}. "
+                "Nothing was written.",
+                cause=exc,
+            ) from exc
+        except BaseException:
+            commit.roll_back()
+            raise
+        # After the commit point a failure to move files is finished by the next command.
+        with contextlib.suppress(OSError):
+            commit.finish()
+
+
+def _user_state_files(paths: StatePaths, state: UserState) -> dict[Path, bytes]:
+    """Each file a whole user is written as, by path."""
+    files: dict[Path, bytes] = {}
+    history = b"".join(h.model_dump_json().encode("utf-8") + b"\n" for h in state.history)
+    ltm = state.ltm.model_copy(update={"history_bytes": len(history)})
+    if history:
+        files[paths.history] = history
+    if history or ltm.memories or ltm.next_seq != 1 or ltm.__pydantic_extra__:
+        files[paths.ltm] = _dump(ltm)
+    if state.counters:
+        counters = dict(sorted(state.counters.items()))
+        files[paths.counters] = (json.dumps(counters, indent=1) + "\n").encode("utf-8")
+    for name, session in state.sessions.items():
+        if name == "":
+            files[paths.home / "session.json"] = _dump(session)
+            continue
+        if _SAFE_NAME.search(name) or name.startswith(".") or len(name) > 200:
+            raise StateError(f"session {name!r} cannot be a file name; nothing was written")
+        files[paths.archive / f"{name}.json"] = _dump(session)
+    for session in state.archives:
+        base = _SAFE_NAME.sub("_", session.session_id)[:100] or "session"
+        path, n = paths.archive / f"{base}.json", 1
+        while path in files:
+            path, n = paths.archive / f"{base}-{n}.json", n + 1
+        files[path] = _dump(session)
+    for key, session in state.overflow.items():
+        path = paths.overflow / f"{_SAFE_NAME.sub('_', key)[:100] or 'session'}.json"
+        if path in files:
+            raise StateError(f"two overflow archives would be {path.name}; nothing was written")
+        files[path] = _dump(session)
+    return files
