@@ -1,4 +1,5 @@
-"""Helpers for tests: environments, reflection replies, a CLI runner."""
+"""Helpers for tests: environments, reflection replies, the command line in-process and as
+a process."""
 
 from __future__ import annotations
 
@@ -87,6 +88,31 @@ def run_cli(
         cwd=PROJECT,
         check=False,
     )
+
+
+def invoke(
+    *args: str, env: dict[str, str], stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """memory_test.py's `main(argv)` in this process, as `run_cli` runs it as a process:
+    only the environment given (plus PATH), standard streams captured, the exit code
+    returned. The environment and streams are put back afterwards, so nothing leaks."""
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update({"PATH": saved.get("PATH", ""), **env})
+    try:
+        with CliRunner().isolation(input=stdin) as (out, err, _):
+            code = main(list(args), project_dir=PROJECT)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess(list(args), code, stdout, stderr)
 
 
 def start_turn(text: str, env: dict[str, str]) -> subprocess.Popen[str]:

@@ -187,15 +187,16 @@ def new_session_turn_op(settings: Settings) -> list[str]:
 
 def command(*argv: str) -> Callable[[Settings], list[str]]:
     def run(settings: Settings) -> list[str]:
-        import argparse
+        from types import SimpleNamespace
 
         from pipeline import commands
         from pipeline.api import Memory
 
-        args = commands.build_parser().parse_args(list(argv))
-        assert isinstance(args, argparse.Namespace)
-        handler = commands.HANDLERS[(args.group, getattr(args, "action", None))]
-        handler(Memory(settings=settings), args)
+        group, name, *rest = argv
+        found = {"memory": commands.memory_group, "session": commands.session_group}[group]
+        options = found.commands[name].make_context(name, rest).params
+        handler = commands.HANDLERS[(group, name)]
+        handler(Memory(settings=settings), SimpleNamespace(**options, json=False))
         return []
 
     return run
