@@ -240,3 +240,20 @@ def test_os_errors_are_reported_without_a_traceback(env: dict[str, str], state_d
     assert "ltm.json is a folder, not a regular file" in result.stderr
     assert "nothing was changed" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_in_process_runs_leave_nothing_behind(
+    llm: ScriptedLLM, env: dict[str, str], state_dir: Path
+) -> None:
+    """`invoke` puts the environment and the standard streams back, after a turn that
+    worked and one that failed, so one in-process test cannot leak into the next."""
+    import os
+    import sys
+
+    environ, streams = dict(os.environ), (sys.stdin, sys.stdout, sys.stderr)
+    llm.reply("ok").reply(reflection())
+    assert invoke("-i", "hi", "--user", "alice", env=env).returncode == 0
+    assert invoke("-i", "hi", env={**env, "MEMTEST_MAX_PER_TURN": "lots"}).returncode == 2
+    assert dict(os.environ) == environ
+    assert (sys.stdin, sys.stdout, sys.stderr) == streams
+    assert (state_dir / "users" / "alice").is_dir()

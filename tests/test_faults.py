@@ -351,29 +351,13 @@ def test_a_failed_write_in_a_turn_is_reported_honestly_in_json(
 # --- Hostile inputs, through the real command line ----------------------------------------
 
 
-def run_raw(
-    *args: str, env: dict[str, str], stdin: bytes = b"", timeout: float = 20
-) -> tuple[int, str, str]:
-    """memory_test.py as a subprocess with raw bytes on stdin; (exit code, stdout, stderr)."""
-    import subprocess
-    import sys
+def run_raw(*args: str, env: dict[str, str], stdin: bytes = b"") -> tuple[int, str, str]:
+    """The command line in-process with raw bytes on stdin; (exit code, stdout, stderr)."""
+    from tests.helpers import invoke
 
-    from tests.helpers import PROJECT
-
-    full_env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT), **env}
-    result = subprocess.run(
-        [sys.executable, str(PROJECT / "memory_test.py"), *args],
-        input=stdin,
-        capture_output=True,
-        env=full_env,
-        timeout=timeout,
-        cwd=PROJECT,
-        check=False,
-    )
-    out = result.stdout.decode("utf-8", "replace")
-    err = result.stderr.decode("utf-8", "replace")
-    assert "Traceback" not in err, err
-    return result.returncode, out, err
+    result = invoke(*args, env=env, stdin=stdin)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.returncode, result.stdout, result.stderr
 
 
 @pytest.fixture
