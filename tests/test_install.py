@@ -157,7 +157,7 @@ def test_installed_mcp_command_explains_setup_and_the_extra(tmp_path: Path) -> N
 
     shown = run(INSTALLED, "mcp", "--help")
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.startswith("usage: memory-test mcp ")
+    assert shown.stdout.startswith("Usage: memory-test mcp ")
     assert "claude mcp add memory-test -- memory-test mcp" in shown.stdout
     if run(str(Path(INSTALLED).parent / "python"), "-c", "import mcp").returncode != 0:
         served = run(INSTALLED, "mcp")
