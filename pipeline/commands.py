@@ -5,9 +5,10 @@
     session clear
     reset
 
-Each command parses its arguments, calls the library (`pipeline.api.Memory`) and formats
-what it returns as text or JSON. Every change goes through the store (lock, re-read, atomic
-write) and gets a history line.
+Each command is declared here with its own options (the shared ones come from
+`cli.shared_options`), calls the library (`pipeline.api.Memory`) and formats what it
+returns as text or JSON; `cli.main` reports its errors. Every change goes through the
+store (lock, re-read, atomic write) and gets a history line.
 """
 
 from __future__ import annotations
