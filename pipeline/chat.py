@@ -6,14 +6,14 @@ loop goes on (seed 000); Ctrl-D and Ctrl-C leave cleanly, with every finished tu
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-from .cli import program_name
-from .config import Locations, require_api_key, settings_from_args
+import click
+
+from .cli import CONTEXT, Command, invocation, settings_from, shared_options
+from .config import require_api_key
 from .credentials import redact
 from .errors import MemtestError, as_error
 from .streaming import AnswerPrinter, write_stdout
@@ -32,51 +32,33 @@ HELP = """\
 /quit           leave (Ctrl-D and Ctrl-C also leave)"""
 
 
-def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
-    """The chat's command line; the help names the default folders."""
-    where = Locations.find(project_dir)
-    parser = argparse.ArgumentParser(
-        prog=f"{program_name(project_dir)} chat",
-        description="Talk with the assistant, one turn per line. " + HELP.splitlines()[0],
-        epilog="commands inside the chat:\n" + HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
-    )
-    parser.add_argument(
-        "--store", metavar="URL", help="a PostgreSQL database instead (default: MEMTEST_STORE)"
-    )
-    parser.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
-    parser.add_argument("--session", metavar="ID", help="a named session")
-    parser.add_argument(
-        "--project", metavar="NAME", help="work in this project, as a turn does (MEMTEST_PROJECT)"
-    )
-    parser.add_argument(
-        "--agent", metavar="NAME", help="work as this agent, as a turn does (MEMTEST_AGENT)"
-    )
-    parser.add_argument(
-        "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
-    )
-    parser.add_argument("--show-trace", action="store_true", help="start with the trace on")
-    return parser
-
-
-def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
-    args = build_parser(project_dir).parse_args(argv)
-    try:
-        settings = settings_from_args(args, project_dir)
-        require_api_key(settings)
-    except MemtestError as exc:
-        print(f"memory-test: error: {redact(str(exc))}", file=sys.stderr)
-        return exc.exit_code
+@click.command(
+    "chat", cls=Command, context_settings=CONTEXT, epilog="commands inside the chat:\n" + HELP
+)
+@shared_options(
+    "state_dir",
+    "store",
+    "user",
+    "session",
+    "project",
+    "agent",
+    "env_file",
+    project="work in this project, as a turn does (default: MEMTEST_PROJECT)",
+    agent="work as this agent, as a turn does (default: MEMTEST_AGENT)",
+)
+@click.option("--show-trace", is_flag=True, help="start with the trace on")
+def chat_command(show_trace: bool, **options: Any) -> int:
+    """Talk with the assistant, one turn per line (needs the API key); /help inside
+    lists the chat's own commands."""
+    settings = settings_from(options, invocation().project_dir)
+    require_api_key(settings)
     from .api import Memory
     from .llm import ChatModel
 
     memory = Memory(settings=settings)
     memory.keep_warm()  # the embedder and vector cache, kept for every turn
     with ChatModel(settings) as model:
-        return _loop(memory, model, trace=args.show_trace)
+        return _loop(memory, model, trace=show_trace)
 
 
 def _loop(memory: Memory, model: Completer, *, trace: bool) -> int:
@@ -134,7 +116,7 @@ def _command(line: str, memory: Memory, trace: bool) -> tuple[bool, bool]:
         elif name == "/memories":
             from .commands import list_memories
 
-            _, text = list_memories(memory, argparse.Namespace(all=False, type=None))
+            _, text = list_memories(memory, SimpleNamespace(all=False, type=None))
             print(text)
         elif name == "/session-clear":
             print(_cleared_session(memory.clear(memory=False, session=True).turns))

@@ -5,204 +5,49 @@
     session clear
     reset
 
-Each command parses its arguments, calls the library (`pipeline.api.Memory`) and formats
-what it returns as text or JSON. Every change goes through the store (lock, re-read, atomic
-write) and gets a history line.
+Each command is declared here with its own options (the shared ones come from
+`cli.shared_options`), calls the library (`pipeline.api.Memory`) and formats what it
+returns as text or JSON; `cli.main` reports its errors. Every change goes through the
+store (lock, re-read, atomic write) and gets a history line.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
+import copy
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import click
+
 from .api import GateVerdict, Memory, MemoryView, StatusChange
-from .cli import Parser, program_name
-from .config import Locations, settings_from_args
+from .cli import CONTEXT, Command, Group, invocation, json_output, settings_from, shared_options
 from .credentials import redact, redact_tree
-from .errors import (
-    ArgumentError,
-    MemtestError,
-    NotFound,
-    UsageError,
-    as_error,
-    error_json,
-    usage_failure,
-)
+from .errors import NotFound, UsageError
 from .models import DECAY_POLICIES, MEMORY_TYPES, SUBJECTS, HistoryEntry
 from .models import Memory as StoredMemory
 
-COMMANDS = ("memory", "session", "reset")
 EXIT_FAILED = 1
-__all__ = ["COMMANDS", "NotFound", "build_parser", "main"]
+__all__ = ["NotFound", "memory_group", "reset_command", "session_group"]
+
+Handler = Callable[[Memory, SimpleNamespace], tuple[Any, str]]
 
 
-def _warn(memory: Memory) -> None:
-    """Print, then drop, the warnings the library collected (a file moved aside...)."""
-    for warning in memory.warnings:
-        print(f"memory-test: warning: {warning}", file=sys.stderr)
-    memory.warnings.clear()
-
-
-def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
-    """The `memory`, `session` and `reset` commands; the help names the default folders."""
-    where = Locations.find(project_dir)
-    common = Parser(add_help=False)
-    common.add_argument("--json", action="store_true", help="print JSON instead of text")
-    common.add_argument(
-        "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
-    )
-    common.add_argument(
-        "--store", metavar="URL", help="a PostgreSQL database instead (default: MEMTEST_STORE)"
-    )
-    common.add_argument("--user", metavar="ID", help="whose memory (default: default-user)")
-    common.add_argument("--session", metavar="ID", help="a named session")
-    common.add_argument(
-        "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
-    )
-    common.add_argument(
-        "--format",
-        choices=("json", "text"),
-        help="json is --json; text (the default) is for people",
-    )
-
-    parser = Parser(
-        prog=program_name(project_dir),
-        description="Manage long-term memory and sessions; no model call, no API key.",
-    )
-    top = parser.add_subparsers(dest="group", required=True, metavar="COMMAND")
-
-    memory = top.add_parser("memory", help="inspect and manage long-term memories")
-    sub = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = sub.add_parser("list", parents=[common], help="list memories")
-    p.add_argument("--type", choices=MEMORY_TYPES, help="only this type")
-    p.add_argument("--all", action="store_true", help="include forgotten memories and drafts")
-    _label_options(p, writing=False)
-    p = sub.add_parser("search", parents=[common], help="memories relevant to a query")
-    p.add_argument("query")
-    p.add_argument("--limit", type=int, default=10)
-    p.add_argument("--type", choices=MEMORY_TYPES, help="only this type")
-    _label_options(p, writing=False)
-    p = sub.add_parser(
-        "show", aliases=["get"], parents=[common], help="one memory and its whole history"
-    )
-    p.add_argument("id")
-    p = sub.add_parser(
-        "forget", aliases=["delete"], parents=[common], help="forget a memory (restorable)"
-    )
-    p.add_argument("id")
-    p.add_argument(
-        "--purge",
-        action="store_true",
-        help="remove its text for good: from the store, the history and the session transcripts",
-    )
-    for name, text in (
-        ("restore", "bring back a forgotten memory"),
-        ("reinforce", "confirm a memory: reset its decay, count a hit"),
-        ("approve", "make a draft memory active"),
-    ):
-        sub.add_parser(name, parents=[common], help=text).add_argument("id")
-    p = sub.add_parser(
-        "add",
-        aliases=["create"],
-        parents=[common],
-        help="write a memory yourself, through the gate",
-    )
-    p.add_argument("text")
-    p.add_argument("--type", choices=MEMORY_TYPES, required=True)
-    p.add_argument("--subject", choices=SUBJECTS, default="user")
-    p.add_argument("--decay", choices=DECAY_POLICIES, help="default: by type")
-    _label_options(p, writing=True)
-    p = sub.add_parser("export", parents=[common], help="all memories as JSON lines on stdout")
-    p.add_argument("--all", action="store_true", help="include forgotten memories and drafts")
-    p = sub.add_parser(
-        "import", parents=[common], help="add memories from a JSON-lines file, through the gate"
-    )
-    p.add_argument("file", help="a file written by `memory export` ('-': standard input)")
-    sub.add_parser("stats", parents=[common], help="counts and file sizes")
-    sub.add_parser(
-        "status",
-        parents=[common],
-        help="the store's health (readable, schema version, lock, files moved aside) and "
-        "counts; exit 1 when it cannot be read",
-    )
-    sub.add_parser("clear", parents=[common], help="delete this user's long-term memory")
-
-    session = top.add_parser("session", help="manage the short-term session")
-    ssub = session.add_subparsers(dest="action", required=True, metavar="ACTION")
-    ssub.add_parser("clear", parents=[common], help="delete the current session's turns")
-
-    top.add_parser("reset", parents=[common], help="clear the session and long-term memory")
-    return parser
-
-
-def _label_options(parser: argparse.ArgumentParser, *, writing: bool) -> None:
-    """Seed 003's metadata: labels for a memory written, or the scope a listing sees."""
-    if writing:
-        parser.add_argument("--project", metavar="NAME", help="label it with a project")
-        parser.add_argument("--agent", metavar="NAME", help="label it with an agent")
-        parser.add_argument(
-            "--personality", metavar="NAME", help="label it with a personality (a role)"
-        )
-        parser.add_argument(
-            "--global",
-            dest="is_global",
-            action="store_true",
-            help="seen from every project, agent and personality",
-        )
-        return
-    parser.add_argument(
-        "--project",
-        metavar="NAME",
-        help="as seen from this project: its memories, global ones and those with no project",
-    )
-    parser.add_argument("--agent", metavar="NAME", help="as seen by this agent (like --project)")
-    parser.add_argument(
-        "--personality", metavar="NAME", help="as seen by this personality (like --project)"
-    )
-    parser.add_argument(
-        "--global", dest="only_global", action="store_true", help="only global memories"
-    )
-
-
-def _wants_json(argv: Sequence[str]) -> bool:
-    """Whether a command line that did not parse asked for JSON (for its error)."""
-    pairs = zip(argv, [*argv[1:], ""], strict=True)
-    return "--json" in argv or "--format=json" in argv or ("--format", "json") in pairs
-
-
-def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
+def run_command(handler: Handler, options: dict[str, Any]) -> int:
+    """Open the memory with the command's settings, run `handler`, print what it returns
+    as text or JSON. Errors go up to `cli.main`, which reports them."""
+    as_json = json_output(options)
+    memory = Memory(settings=settings_from(options, invocation().project_dir))
     try:
-        args = build_parser(project_dir).parse_args(argv)
-        if args.json and args.format == "text":
-            raise ArgumentError("--json and --format text contradict each other")
-        args.json = args.json or args.format == "json"
-    except ArgumentError as exc:
-        return usage_failure(exc, json_wanted=_wants_json(argv))
-    try:
-        settings = settings_from_args(args, project_dir)
-        handler = HANDLERS[(args.group, getattr(args, "action", None))]
-        memory = Memory(settings=settings)
-        try:
-            payload, text = handler(memory, args)
-        finally:
-            _warn(memory)
-    except (MemtestError, OSError) as exc:
-        error = as_error(exc)
-        if args.json:
-            print(
-                json.dumps(
-                    {"error": redact_tree(error_json(error)), "saved": False}, ensure_ascii=False
-                )
-            )
-        print(f"memory-test: error: {redact(str(error))}", file=sys.stderr)
-        return error.exit_code
+        payload, text = handler(memory, SimpleNamespace(**options, json=as_json))
+    finally:
+        _warn(memory)
     # Memories stored before a detector knew a value are hidden on the way out too.
-    if args.json:
+    if as_json:
         print(json.dumps(redact_tree(payload), ensure_ascii=False, indent=2))
     elif text:
         print(redact(text))
@@ -210,6 +55,13 @@ def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
     if isinstance(payload, dict) and payload.get("status") == "unhealthy":
         return EXIT_FAILED
     return 0
+
+
+def _warn(memory: Memory) -> None:
+    """Print, then drop, the warnings the library collected (a file moved aside...)."""
+    for warning in memory.warnings:
+        print(f"memory-test: warning: {warning}", file=sys.stderr)
+    memory.warnings.clear()
 
 
 # --- Reading ------------------------------------------------------------------------------
@@ -231,7 +83,7 @@ def _labels_text(m: StoredMemory) -> str:
     return f"  ({', '.join(labels)})" if labels else ""
 
 
-def _filters(args: argparse.Namespace) -> dict[str, Any]:
+def _filters(args: SimpleNamespace) -> dict[str, Any]:
     """What `list` and `search` pass on: project and agent are in the settings already."""
     return {
         "personality": getattr(args, "personality", None),
@@ -239,7 +91,7 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def list_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def list_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     shown = memory.list(all=args.all, type=args.type, **_filters(args))
     payload = {"user_id": memory.user_id, "memories": [v.to_json() for v in shown]}
     if not shown:
@@ -247,7 +99,7 @@ def list_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     return payload, "\n".join(_line(v) for v in shown)
 
 
-def search_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def search_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     found = memory.search(args.query, limit=args.limit, type=args.type, **_filters(args))
     payload = {
         "selection_mode": found.selection_mode,
@@ -258,7 +110,7 @@ def search_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]
     return payload, "\n".join(f"{_line(h.memory)}   ({h.why})" for h in found.hits)
 
 
-def show_memory(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def show_memory(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     view = memory.get(args.id)
     history = memory.history(view.id)
     payload = {**view.to_json(), "history": [h.model_dump(mode="json") for h in history]}
@@ -296,7 +148,7 @@ def _describe_change(h: HistoryEntry) -> str:
     return "; ".join(parts)
 
 
-def stats(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def stats(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     found = memory.stats()
     payload = {
         "user_id": found.user_id,
@@ -319,7 +171,7 @@ def stats(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     return payload, "\n".join(lines)
 
 
-def status(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def status(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     health = memory.status()
     payload = {"user_id": memory.user_id, **health.to_json()}
     by_status = ", ".join(f"{n} {s}" for s, n in sorted(health.by_status.items()))
@@ -340,7 +192,7 @@ def status(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     return payload, "\n".join(lines)
 
 
-def export_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def export_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     rows = memory.export(all=args.all)
     if args.json:
         return {"memories": rows}, ""
@@ -357,7 +209,7 @@ def _moved(change: StatusChange, done: str) -> tuple[dict[str, Any], str]:
     return payload, f"{done} {change.id}: {change.content}"
 
 
-def forget(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def forget(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     if args.purge:
         memory.forget(args.id, purge=True)
         return {
@@ -374,15 +226,15 @@ def forget(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     return payload, text
 
 
-def restore(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def restore(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     return _moved(memory.restore(args.id), "Restored")
 
 
-def approve(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def approve(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     return _moved(memory.approve(args.id), "Approved")
 
 
-def reinforce(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def reinforce(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     view = memory.reinforce(args.id)
     return view.to_json(), (
         f"Reinforced {view.id} (confidence {view.current_confidence:.2f} now, "
@@ -390,7 +242,7 @@ def reinforce(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     )
 
 
-def add_memory(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def add_memory(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     verdict = memory.add(
         args.text,
         type=args.type,
@@ -402,7 +254,7 @@ def add_memory(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
     return _report_writes([verdict])
 
 
-def import_memories(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def import_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     """Only a regular file or a pipe is read (see safeio.open_regular)."""
     from .safeio import open_regular
 
@@ -448,38 +300,196 @@ def _session_cleared(turns: int | None) -> tuple[dict[str, Any], str]:
     return {"cleared": True, "turns": turns}, f"Cleared the session ({turns} turns)."
 
 
-def clear_memory(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def clear_memory(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     return _memory_cleared(memory.user_id, memory.clear(memory=True).memories)
 
 
-def clear_session(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def clear_session(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     return _session_cleared(memory.clear(memory=False, session=True).turns)
 
 
-def reset(memory: Memory, args: argparse.Namespace) -> tuple[Any, str]:
+def reset_all(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     cleared = memory.clear(memory=True, session=True)
     session_payload, session_text = _session_cleared(cleared.turns)
     memory_payload, memory_text = _memory_cleared(memory.user_id, cleared.memories)
     return {"session": session_payload, "memory": memory_payload}, f"{session_text}\n{memory_text}"
 
 
-HANDLERS: dict[tuple[str, str | None], Callable[[Memory, argparse.Namespace], tuple[Any, str]]] = {
-    ("memory", "list"): list_memories,
-    ("memory", "search"): search_memories,
-    ("memory", "show"): show_memory,
-    ("memory", "forget"): forget,
-    ("memory", "restore"): restore,
-    ("memory", "reinforce"): reinforce,
-    ("memory", "approve"): approve,
-    ("memory", "add"): add_memory,
-    ("memory", "export"): export_memories,
-    ("memory", "import"): import_memories,
-    ("memory", "stats"): stats,
-    ("memory", "status"): status,
-    ("memory", "get"): show_memory,
-    ("memory", "delete"): forget,
-    ("memory", "create"): add_memory,
-    ("memory", "clear"): clear_memory,
-    ("session", "clear"): clear_session,
-    ("reset", None): reset,
+# --- The commands -------------------------------------------------------------------------
+# Each declares only its own options; the shared ones (COMMON) come from cli.shared_options.
+
+COMMON = ("json", "format", "state_dir", "store", "user", "session", "env_file")
+# What --project and --agent mean to a command that lists, and to one that writes.
+SCOPE = {
+    "project": "as seen from this project: its memories, global ones and those with no project",
+    "agent": "as seen by this agent (like --project)",
 }
+LABELS = {"project": "label it with a project", "agent": "label it with an agent"}
+
+type_filter = click.option("--type", type=click.Choice(MEMORY_TYPES), help="only this type")
+include_all = click.option("--all", is_flag=True, help="include forgotten memories and drafts")
+memory_id = click.argument("id")
+
+
+def scope_filters(function: Callable[..., Any]) -> Callable[..., Any]:
+    """--project, --agent, --personality and --global of `list` and `search`."""
+    function = click.option("--global", "only_global", is_flag=True, help="only global memories")(
+        function
+    )
+    function = click.option(
+        "--personality", metavar="NAME", help="as seen by this personality (like --project)"
+    )(function)
+    return shared_options("project", "agent", **SCOPE)(function)
+
+
+# (group, command): what each command runs, for callers that have parsed options already.
+HANDLERS: dict[tuple[str, str], Handler] = {}
+
+
+@click.group("memory", cls=Group, context_settings=CONTEXT, no_args_is_help=False)
+def memory_group() -> None:
+    """Inspect and manage long-term memories; no model call, no API key."""
+
+
+@click.group("session", cls=Group, context_settings=CONTEXT, no_args_is_help=False)
+def session_group() -> None:
+    """Manage the short-term session; no model call, no API key."""
+
+
+def declare(
+    group: click.Group, name: str, handler: Handler, *, alias: str | None = None
+) -> Callable[[Callable[..., Any]], click.Command]:
+    """`group name`, with the shared options, running `handler`; `alias` is seed 003's
+    name for the same command."""
+
+    def make(function: Callable[..., Any]) -> click.Command:
+        HANDLERS[(str(group.name), name)] = handler
+
+        def run(**options: Any) -> int:
+            return run_command(handler, options)
+
+        run.__doc__ = function.__doc__
+        # The command's own options and arguments are listed first, the shared ones after.
+        shared_options(*COMMON)(run)
+        run.__click_params__.extend(getattr(function, "__click_params__", []))  # type: ignore[attr-defined]
+        made = click.command(name, cls=Command, context_settings=CONTEXT)(run)
+        group.add_command(made)
+        if alias:
+            other = copy.copy(made)
+            other.name = alias
+            other.help = f"{made.help} Seed 003's name for `{name}`."
+            other.short_help = f"Seed 003's name for {name}."
+            group.add_command(other)
+            HANDLERS[(str(group.name), alias)] = handler
+        return made
+
+    return make
+
+
+@declare(memory_group, "list", list_memories)
+@type_filter
+@include_all
+@scope_filters
+def _list() -> None:
+    """List memories."""
+
+
+@declare(memory_group, "search", search_memories)
+@click.argument("query")
+@click.option("--limit", type=int, default=10, show_default=True, help="at most this many")
+@type_filter
+@scope_filters
+def _search() -> None:
+    """Memories relevant to a query, ranked as a turn ranks them."""
+
+
+@declare(memory_group, "show", show_memory, alias="get")
+@memory_id
+def _show() -> None:
+    """One memory and its whole history."""
+
+
+@declare(memory_group, "forget", forget, alias="delete")
+@memory_id
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="remove its text for good: from the store, the history and the session transcripts",
+)
+def _forget() -> None:
+    """Forget a memory (restorable with `memory restore`)."""
+
+
+@declare(memory_group, "restore", restore)
+@memory_id
+def _restore() -> None:
+    """Bring back a forgotten memory."""
+
+
+@declare(memory_group, "reinforce", reinforce)
+@memory_id
+def _reinforce() -> None:
+    """Confirm a memory: reset its decay, count a hit."""
+
+
+@declare(memory_group, "approve", approve)
+@memory_id
+def _approve() -> None:
+    """Make a draft memory active."""
+
+
+@declare(memory_group, "add", add_memory, alias="create")
+@click.argument("text")
+@click.option("--type", type=click.Choice(MEMORY_TYPES), required=True, help="its type")
+@click.option(
+    "--subject", type=click.Choice(SUBJECTS), default="user", show_default=True, help="whose"
+)
+@click.option("--decay", type=click.Choice(DECAY_POLICIES), help="default: by type")
+@shared_options("project", "agent", **LABELS)
+@click.option("--personality", metavar="NAME", help="label it with a personality (a role)")
+@click.option(
+    "--global", "is_global", is_flag=True, help="seen from every project, agent and personality"
+)
+def _add() -> None:
+    """Write a memory yourself, through the gate."""
+
+
+@declare(memory_group, "export", export_memories)
+@include_all
+def _export() -> None:
+    """All memories as JSON lines on stdout."""
+
+
+@declare(memory_group, "import", import_memories)
+@click.argument("file")
+def _import() -> None:
+    """Add memories from a JSON-lines file written by `memory export` ('-': standard
+    input), through the gate."""
+
+
+@declare(memory_group, "stats", stats)
+def _stats() -> None:
+    """Counts and file sizes."""
+
+
+@declare(memory_group, "status", status)
+def _status() -> None:
+    """The store's health (readable, schema version, lock, files moved aside) and counts;
+    exit 1 when it cannot be read."""
+
+
+@declare(memory_group, "clear", clear_memory)
+def _clear() -> None:
+    """Delete this user's long-term memory."""
+
+
+@declare(session_group, "clear", clear_session)
+def _clear_session() -> None:
+    """Delete the current session's turns."""
+
+
+@click.command("reset", cls=Command, context_settings=CONTEXT)
+@shared_options(*COMMON)
+def reset_command(**options: Any) -> int:
+    """Clear the session and long-term memory; no model call, no API key."""
+    return run_command(reset_all, options)

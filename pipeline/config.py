@@ -21,8 +21,6 @@ from .errors import ConfigError, UsageError
 from .models import Policy, Scope
 
 if TYPE_CHECKING:
-    import argparse
-
     from .store import StatePaths, Store
 
 APP_NAME = "memory-test"
@@ -281,21 +279,6 @@ def validate_label(kind: str, value: str) -> str:
             f"{kind} {value!r} is not a valid name: use 1 to {MAX_LABEL_CHARS} printable characters"
         )
     return label
-
-
-def settings_from_args(args: argparse.Namespace, project_dir: Path | None) -> Settings:
-    """Settings for a command line whose parser has the shared options (--state-dir,
-    --store, --env-file, --user; --session, --project and --agent where it has them)."""
-    return load_settings(
-        state_dir=args.state_dir,
-        store=args.store,
-        env_file=args.env_file,
-        user=args.user,
-        session=getattr(args, "session", None),
-        project=getattr(args, "project", None),
-        agent=getattr(args, "agent", None),
-        project_dir=project_dir,
-    )
 
 
 def load_settings(

@@ -100,18 +100,6 @@ def error_json(error: MemtestError) -> dict[str, object]:
     return {"type": type(error).__name__, "message": str(error), "exit_code": error.exit_code}
 
 
-def usage_failure(parser_error: UsageError, *, json_wanted: bool) -> int:
-    """Report a command-line parsing error: one line on stderr and, with --json, the error
-    object on stdout. Returns the exit code (2)."""
-    import json
-    import sys
-
-    if json_wanted:
-        print(json.dumps({"error": error_json(parser_error), "saved": False}))
-    print(f"memory-test: error: {parser_error}", file=sys.stderr)
-    return parser_error.exit_code
-
-
 class ArgumentError(UsageError):
     """The command line itself could not be parsed (unknown option, missing value...)."""
 

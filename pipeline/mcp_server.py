@@ -7,19 +7,17 @@ another user's memory. Needs the optional `mcp` extra (pip install 'memory-test[
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
+import click
 from pydantic import Field
 
 from .api import Memory, MemoryView
-from .cli import Parser, program_name
-from .config import Locations, settings_from_args
+from .cli import CONTEXT, Command, invocation, settings_from, shared_options
 from .credentials import redact, redact_tree
-from .errors import ArgumentError, MemtestError, as_error, usage_failure
+from .errors import MemtestError, UsageError, as_error
 from .retrieval import format_memory
 
 if TYPE_CHECKING:
@@ -58,70 +56,36 @@ Label = Annotated[
 ]
 
 
-def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
-    """`mcp`'s own options; --help explains how an agent is set up to start it."""
-    where = Locations.find(project_dir)
-    parser = Parser(
-        prog=f"{program_name(project_dir)} mcp",
-        description="Serve one user's long-term memory to an agent over MCP (stdio).",
-        epilog=SETUP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--state-dir", metavar="DIR", help=f"state folder (default: {where.state_dir})"
-    )
-    parser.add_argument(
-        "--store", metavar="URL", help="a PostgreSQL database instead (default: MEMTEST_STORE)"
-    )
-    parser.add_argument(
-        "--user", metavar="ID", help="whose memory to serve (default: MEMTEST_USER_ID)"
-    )
-    parser.add_argument(
-        "--project", metavar="NAME", help="default project of every tool (MEMTEST_PROJECT)"
-    )
-    parser.add_argument(
-        "--agent", metavar="NAME", help="default agent of every tool (MEMTEST_AGENT)"
-    )
-    parser.add_argument(
-        "--env-file", metavar="PATH", help=f"settings file instead of {where.env_file}"
-    )
-    return parser
-
-
-def main(argv: Sequence[str], *, project_dir: Path | None = None) -> int:
-    """Parse, open the memory, serve until the client closes stdin (or Ctrl-C: 130)."""
+@click.command("mcp", cls=Command, context_settings=CONTEXT, epilog=SETUP)
+@shared_options(
+    "state_dir",
+    "store",
+    "user",
+    "project",
+    "agent",
+    "env_file",
+    user="whose memory to serve (default: MEMTEST_USER_ID or default-user)",
+    project="default project of every tool (default: MEMTEST_PROJECT)",
+    agent="default agent of every tool (default: MEMTEST_AGENT)",
+)
+def mcp_command(**options: Any) -> int:
+    """Serve one user's long-term memory to an agent over MCP (stdio)."""
     try:
-        return _serve(argv, project_dir)
+        import mcp  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "the MCP server needs the mcp extra: pip install 'memory-test[mcp]'"
+        ) from None
+    settings = settings_from(options, invocation().project_dir)
+    memory = Memory(settings=settings)
+    memory.settings.store.ensure_usable()
+    memory.keep_warm()
+    try:
+        build_server(memory, with_model=settings.api_key is not None).run("stdio")
     except KeyboardInterrupt:
         # Every change a tool made was committed before the tool returned.
         print("memory-test: mcp server interrupted", file=sys.stderr)
         return 130
-
-
-def _serve(argv: Sequence[str], project_dir: Path | None) -> int:
-    try:
-        args = build_parser(project_dir).parse_args(argv)
-    except ArgumentError as exc:
-        return usage_failure(exc, json_wanted=False)
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        print(
-            "memory-test: error: the MCP server needs the mcp extra: "
-            "pip install 'memory-test[mcp]'",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        settings = settings_from_args(args, project_dir)
-        memory = Memory(settings=settings)
-        memory.settings.store.ensure_usable()
-    except (MemtestError, OSError) as exc:
-        error = as_error(exc)
-        print(f"memory-test: error: {redact(str(error))}", file=sys.stderr)
-        return error.exit_code
-    memory.keep_warm()
-    build_server(memory, with_model=settings.api_key is not None).run("stdio")
     return 0
 
 

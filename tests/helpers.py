@@ -1,4 +1,5 @@
-"""Helpers for tests: environments, reflection replies, a CLI runner."""
+"""Helpers for tests: environments, reflection replies, the command line in-process and as
+a process."""
 
 from __future__ import annotations
 
@@ -87,6 +88,34 @@ def run_cli(
         cwd=PROJECT,
         check=False,
     )
+
+
+def invoke(
+    *args: str, env: dict[str, str], stdin: str | bytes | None = None
+) -> subprocess.CompletedProcess[str]:
+    """memory_test.py's `main(argv)` in this process, as `run_cli` runs it as a process:
+    only the environment given (plus PATH), standard streams captured, the exit code
+    returned. The environment and streams are put back afterwards, so nothing leaks; the
+    state folder and .env of the conftest's autouse fixture hold unless `env` names others."""
+    from click.testing import CliRunner
+
+    from pipeline.cli import main
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    guarded = {k: saved[k] for k in ("MEMTEST_STATE_DIR", "MEMTEST_ENV_FILE") if k in saved}
+    os.environ.update({"PATH": saved.get("PATH", ""), **guarded, **env})
+    try:
+        with CliRunner().isolation(input=stdin) as (out, err, _):
+            code = main(list(args), project_dir=PROJECT)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            stdout = out.getvalue().decode("utf-8", "replace")
+            stderr = err.getvalue().decode("utf-8", "replace")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess(list(args), code, stdout, stderr)
 
 
 def start_turn(text: str, env: dict[str, str]) -> subprocess.Popen[str]:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import PROJECT, candidate, reflection, run_cli, turn_env
+from tests.helpers import PROJECT, candidate, invoke, reflection, turn_env
 from tests.llm_server import ScriptedLLM
 
 
@@ -19,7 +19,7 @@ def test_chat_turns_and_slash_commands(llm: ScriptedLLM, state_dir: Path) -> Non
     llm.reply("Hi Sam!").reply(reflection(candidate("User's name is Sam", type="identity")))
     llm.reply("You're Sam.").reply(reflection())
     script = "Hi, I'm Sam\n/memories\n/trace on\nwho am I?\n/bogus\n/reset\n/reset\n/quit\nnever\n"
-    result = run_cli("chat", env=turn_env(llm, state_dir), stdin=script)
+    result = invoke("chat", env=turn_env(llm, state_dir), stdin=script)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "assistant> Hi Sam!" in out
@@ -38,7 +38,7 @@ def test_a_failed_turn_keeps_the_chat_alive(llm: ScriptedLLM, state_dir: Path) -
     for _ in range(4):
         llm.error(503, "server_error")
     llm.reply("Back.").reply(reflection())
-    result = run_cli("chat", env=turn_env(llm, state_dir), stdin="one\ntwo\n")
+    result = invoke("chat", env=turn_env(llm, state_dir), stdin="one\ntwo\n")
     assert result.returncode == 0
     assert "server error" in result.stderr
     assert "assistant> Back." in result.stdout
@@ -80,7 +80,7 @@ def test_chat_needs_the_key(llm: ScriptedLLM, state_dir: Path) -> None:
     """Without MOONSHOT_API_KEY the chat does not start: exit 2 and what to set."""
     env = turn_env(llm, state_dir)
     del env["MOONSHOT_API_KEY"]
-    result = run_cli("chat", env=env, stdin="hello\n")
+    result = invoke("chat", env=env, stdin="hello\n")
     assert result.returncode == 2
     assert "MOONSHOT_API_KEY" in result.stderr
 
@@ -90,12 +90,12 @@ def test_chat_in_a_project_labels_and_recalls_by_it(llm: ScriptedLLM, state_dir:
     project b do not show it."""
     env = turn_env(llm, state_dir)
     llm.reply("Noted.").reply(reflection(candidate("User deploys on Fridays", type="habit")))
-    result = run_cli("chat", "--project", "a", env=env, stdin="we deploy on Fridays\n")
+    result = invoke("chat", "--project", "a", env=env, stdin="we deploy on Fridays\n")
     assert result.returncode == 0, result.stderr
     stored = json.loads((state_dir / "ltm.json").read_text())["memories"]
     assert [m["project"] for m in stored] == ["a"]
     llm.reply("No idea.").reply(reflection())
-    other = run_cli("chat", "--project", "b", env=env, stdin="/memories\nwhen do I deploy?\n")
+    other = invoke("chat", "--project", "b", env=env, stdin="/memories\nwhen do I deploy?\n")
     assert other.returncode == 0, other.stderr
     assert "deploys on Fridays" not in other.stdout
     assert "deploys on Fridays" not in json.dumps(llm.requests[-2])

@@ -1,4 +1,5 @@
-"""memory_test.py as a subprocess: stdout, stderr, exit codes and the files it leaves."""
+"""The turn's command line: stdout, stderr, exit codes and the files it leaves. It runs
+in-process (`invoke`); a real process where the output of the process itself is the point."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import candidate, reflection, run_cli, turn_env
+from tests.helpers import candidate, invoke, reflection, run_cli, turn_env
 from tests.llm_server import ScriptedLLM
 
 
@@ -33,7 +34,7 @@ def test_plain_turn_prints_only_the_answer(
 def test_json_output_is_one_object(llm: ScriptedLLM, env: dict[str, str]) -> None:
     """--json prints a single JSON object with the answer and the decisions."""
     llm.reply("Hi.").reply(reflection(candidate("User is tired right now")))
-    result = run_cli("-i", "hi", "--json", env=env)
+    result = invoke("-i", "hi", "--json", env=env)
     payload = json.loads(result.stdout)
     assert payload["response"] == "Hi."
     assert payload["dry_run"] is False
@@ -47,7 +48,7 @@ def test_trace_explains_and_never_shows_the_key(llm: ScriptedLLM, env: dict[str,
     llm.reply("Hi.").reply(
         reflection(candidate("User likes chess"), candidate("maybe the user likes go"))
     )
-    result = run_cli("-i", "hi", "--show-trace", env=env)
+    result = invoke("-i", "hi", "--show-trace", env=env)
     assert result.stdout == "Hi.\n"
     trace = result.stderr
     host = env["MEMTEST_BASE_URL"].split("//")[1].split("/")[0]
@@ -65,7 +66,7 @@ def test_missing_key_fails_fast_with_exit_2(
 ) -> None:
     """No key: exit 2, a message saying what to set and where, no request, no files."""
     del env["MOONSHOT_API_KEY"]
-    result = run_cli("-i", "hi", env=env)
+    result = invoke("-i", "hi", env=env)
     assert result.returncode == 2
     assert "MOONSHOT_API_KEY is not set" in result.stderr
     assert ".env" in result.stderr
@@ -82,7 +83,7 @@ def test_key_from_env_file_and_environment_wins(
     env_file.write_text("MOONSHOT_API_KEY=sk-from-file\nMEMTEST_MODEL=from-file\n")
     env["MEMTEST_MODEL"] = "from-environment"
     llm.reply("ok").reply(reflection())
-    result = run_cli("-i", "hi", "--env-file", str(env_file), env=env)
+    result = invoke("-i", "hi", "--env-file", str(env_file), env=env)
     assert result.returncode == 0, result.stderr
     assert llm.requests[0]["_auth"] == "Bearer sk-from-file"
     assert llm.requests[0]["model"] == "from-environment"
@@ -105,14 +106,15 @@ def test_key_from_env_file_and_environment_wins(
             "MEMTEST_MIN_CONFIDENCE=1.5 is out of range",
         ),
         (["-i", "hi"], {"MEMTEST_BASE_URL": "api.moonshot.ai"}, "not an http(s) URL"),
-        (["--bogus"], {}, "required: -i"),
+        ([], {}, "required: -i"),
+        (["--bogus"], {}, "No such option '--bogus'"),
     ],
 )
 def test_usage_errors_exit_2(
     env: dict[str, str], args: list[str], extra: dict[str, str], message: str
 ) -> None:
     """Bad arguments and settings: a clear message on stderr and exit code 2."""
-    result = run_cli(*args, env={**env, **extra})
+    result = invoke(*args, env={**env, **extra})
     assert result.returncode == 2
     assert message in result.stderr
 
@@ -123,7 +125,7 @@ def test_failed_answer_exits_1_and_saves_nothing(
     """5xx until the attempts run out: exit 1, the error on stderr, no state written."""
     for _ in range(4):
         llm.error(503, "server_error", "overloaded")
-    result = run_cli("-i", "hi", env=env)
+    result = invoke("-i", "hi", env=env)
     assert result.returncode == 1
     assert "after 4 attempts" in result.stderr
     assert result.stdout == ""
@@ -133,7 +135,7 @@ def test_failed_answer_exits_1_and_saves_nothing(
 def test_bad_key_exits_2(llm: ScriptedLLM, env: dict[str, str]) -> None:
     """401 is a configuration problem: exit 2 with a pointer to MOONSHOT_API_KEY."""
     llm.error(401, "invalid_authentication_error", "Invalid Authentication")
-    result = run_cli("-i", "hi", env=env)
+    result = invoke("-i", "hi", env=env)
     assert result.returncode == 2
     assert "rejected the API key" in result.stderr
 
@@ -141,7 +143,7 @@ def test_bad_key_exits_2(llm: ScriptedLLM, env: dict[str, str]) -> None:
 def test_json_mode_reports_errors_as_json(llm: ScriptedLLM, env: dict[str, str]) -> None:
     """With --json a failure still prints one JSON object, with an error member."""
     llm.error(429, "exceeded_current_quota_error", "no balance")
-    result = run_cli("-i", "hi", "--json", env=env)
+    result = invoke("-i", "hi", "--json", env=env)
     assert result.returncode == 1
     payload = json.loads(result.stdout)
     assert payload["error"]["type"] == "LLMError"
@@ -155,7 +157,7 @@ def test_corrupt_state_is_moved_aside_and_the_turn_goes_on(
     state_dir.mkdir(parents=True)
     (state_dir / "ltm.json").write_text('{"memories": [{"id": ')
     llm.reply("Still here.").reply(reflection())
-    result = run_cli("-i", "hi", env=env)
+    result = invoke("-i", "hi", env=env)
     assert result.returncode == 0
     assert result.stdout == "Still here.\n"
     assert "warning: ltm.json could not be read" in result.stderr
@@ -170,7 +172,7 @@ def test_newer_schema_is_refused_before_any_call(
     state_dir.mkdir(parents=True)
     newer = json.dumps({"schema_version": 7, "memories": []})
     (state_dir / "ltm.json").write_text(newer)
-    result = run_cli("-i", "hi", env=env)
+    result = invoke("-i", "hi", env=env)
     assert result.returncode == 1
     assert "schema_version 7" in result.stderr
     assert llm.requests == []
@@ -183,7 +185,7 @@ def test_input_from_stdin_and_dry_run(
 ) -> None:
     """`-i -` reads standard input; --dry-run-memory writes no ltm.json."""
     llm.reply("ok").reply(reflection(candidate("User likes tea")))
-    result = run_cli("-i", "-", "--dry-run-memory", "--show-trace", env=env, stdin="I like tea\n")
+    result = invoke("-i", "-", "--dry-run-memory", "--show-trace", env=env, stdin="I like tea\n")
     assert result.returncode == 0, result.stderr
     assert llm.requests[0]["messages"][-1]["content"] == "I like tea"
     assert "DRY RUN" in result.stderr
@@ -197,7 +199,7 @@ def test_state_dir_flag_beats_the_environment(
     """--state-dir moves the state folder."""
     llm.reply("ok").reply(reflection())
     other = tmp_path / "elsewhere"
-    result = run_cli("-i", "hi", "--state-dir", str(other), env=env)
+    result = invoke("-i", "hi", "--state-dir", str(other), env=env)
     assert result.returncode == 0
     assert (other / "session.json").exists()
     assert not state_dir.exists()
@@ -205,7 +207,7 @@ def test_state_dir_flag_beats_the_environment(
 
 def test_help_lists_flags_and_variables() -> None:
     """--help documents every flag, the exit codes and the configuration variables."""
-    result = run_cli("--help", env={})
+    result = invoke("--help", env={})
     assert result.returncode == 0
     for text in (
         "--new-session",
@@ -225,7 +227,7 @@ def test_state_dir_that_is_a_file_is_a_usage_error(env: dict[str, str], tmp_path
     """--state-dir naming a file: exit 2 and a message, no traceback."""
     not_a_folder = tmp_path / "file.txt"
     not_a_folder.write_text("x")
-    result = run_cli("-i", "hi", "--state-dir", str(not_a_folder), env=env)
+    result = invoke("-i", "hi", "--state-dir", str(not_a_folder), env=env)
     assert result.returncode == 2
     assert "is a file, not a folder" in result.stderr
 
@@ -233,8 +235,25 @@ def test_state_dir_that_is_a_file_is_a_usage_error(env: dict[str, str], tmp_path
 def test_os_errors_are_reported_without_a_traceback(env: dict[str, str], state_dir: Path) -> None:
     """A state file that cannot be read at all (here: a folder) gives a message and exit 1."""
     (state_dir / "ltm.json").mkdir(parents=True)
-    result = run_cli("-i", "hi", env=env)
+    result = invoke("-i", "hi", env=env)
     assert result.returncode == 1
     assert "ltm.json is a folder, not a regular file" in result.stderr
     assert "nothing was changed" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_in_process_runs_leave_nothing_behind(
+    llm: ScriptedLLM, env: dict[str, str], state_dir: Path
+) -> None:
+    """`invoke` puts the environment and the standard streams back, after a turn that
+    worked and one that failed, so one in-process test cannot leak into the next."""
+    import os
+    import sys
+
+    environ, streams = dict(os.environ), (sys.stdin, sys.stdout, sys.stderr)
+    llm.reply("ok").reply(reflection())
+    assert invoke("-i", "hi", "--user", "alice", env=env).returncode == 0
+    assert invoke("-i", "hi", env={**env, "MEMTEST_MAX_PER_TURN": "lots"}).returncode == 2
+    assert dict(os.environ) == environ
+    assert (sys.stdin, sys.stdout, sys.stderr) == streams
+    assert (state_dir / "users" / "alice").is_dir()

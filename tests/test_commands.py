@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pipeline import store
 from pipeline.models import DECAY_POLICIES, MEMORY_TYPES, STATUSES, SUBJECTS, HistoryEntry, LtmFile
-from tests.helpers import PROJECT, candidate, reflection, run_cli, turn_env
+from tests.helpers import PROJECT, candidate, invoke, reflection, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
 
@@ -36,7 +36,7 @@ def env(state_dir: Path, tmp_path: Path) -> dict[str, str]:
 def cli(
     env: dict[str, str], *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return run_cli(*args, env=env, stdin=stdin)
+    return invoke(*args, env=env, stdin=stdin)
 
 
 def as_json(env: dict[str, str], *args: str) -> Any:
@@ -179,7 +179,7 @@ def test_purge_removes_the_text_from_every_file(
     llm.reply("Noted: User is allergic to peanuts").reply(
         reflection(candidate("User is allergic to peanuts", type="identity"))
     )
-    assert run_cli("-i", "User is allergic to peanuts", env=turn).returncode == 0
+    assert invoke("-i", "User is allergic to peanuts", env=turn).returncode == 0
     cli(env, "memory", "add", "User plays chess", "--type", "habit")
     assert "Purged mem_0001" in cli(env, "memory", "forget", "mem_0001", "--purge").stdout
     for path in state_dir.rglob("*"):
@@ -227,7 +227,7 @@ def test_session_clear_empties_the_transcript(
     """`session clear` removes the current session's turns; memory is untouched."""
     turn = turn_env(llm, state_dir)
     llm.reply("ok").reply(reflection(candidate("User likes tea")))
-    run_cli("-i", "I like tea", env=turn)
+    invoke("-i", "I like tea", env=turn)
     assert "Cleared the session (1 turns)." in cli(env, "session", "clear").stdout
     assert not (state_dir / "session.json").exists()
     assert len(as_json(env, "memory", "list")["memories"]) == 1
@@ -239,9 +239,9 @@ def test_stats_count_memories_and_gate_decisions(
     """Counters (seed 004) accumulate across turns: attempts, accepted, rejections by reason."""
     turn = turn_env(llm, state_dir)
     llm.reply("ok").reply(reflection(candidate("User likes tea"), candidate("User is tired today")))
-    run_cli("-i", "I like tea but I'm tired today", env=turn)
+    invoke("-i", "I like tea but I'm tired today", env=turn)
     llm.reply("ok").reply(reflection(candidate("User likes tea.")))
-    run_cli("-i", "tea again", env=turn)
+    invoke("-i", "tea again", env=turn)
     stats = as_json(env, "memory", "stats")
     assert stats["counters"] == {
         "accepted": 1,

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.cli import build_parser
+from pipeline.cli import root
 from pipeline.config import VARIABLES
 from tests.helpers import PROJECT
 
@@ -23,8 +23,8 @@ def test_every_variable_is_in_the_readme_table() -> None:
 
 def test_every_flag_is_in_the_readme() -> None:
     """Each command-line flag appears in the README's command-line table."""
-    for action in build_parser()._actions:
-        for flag in action.option_strings:
+    for param in root.params:
+        for flag in param.opts + param.secondary_opts:
             if flag.startswith("--") and flag != "--help":
                 assert f"`{flag}" in README, flag
 

@@ -187,15 +187,16 @@ def new_session_turn_op(settings: Settings) -> list[str]:
 
 def command(*argv: str) -> Callable[[Settings], list[str]]:
     def run(settings: Settings) -> list[str]:
-        import argparse
+        from types import SimpleNamespace
 
         from pipeline import commands
         from pipeline.api import Memory
 
-        args = commands.build_parser().parse_args(list(argv))
-        assert isinstance(args, argparse.Namespace)
-        handler = commands.HANDLERS[(args.group, getattr(args, "action", None))]
-        handler(Memory(settings=settings), args)
+        group, name, *rest = argv
+        found = {"memory": commands.memory_group, "session": commands.session_group}[group]
+        options = found.commands[name].make_context(name, rest).params
+        handler = commands.HANDLERS[(group, name)]
+        handler(Memory(settings=settings), SimpleNamespace(**options, json=False))
         return []
 
     return run
@@ -350,29 +351,13 @@ def test_a_failed_write_in_a_turn_is_reported_honestly_in_json(
 # --- Hostile inputs, through the real command line ----------------------------------------
 
 
-def run_raw(
-    *args: str, env: dict[str, str], stdin: bytes = b"", timeout: float = 20
-) -> tuple[int, str, str]:
-    """memory_test.py as a subprocess with raw bytes on stdin; (exit code, stdout, stderr)."""
-    import subprocess
-    import sys
+def run_raw(*args: str, env: dict[str, str], stdin: bytes = b"") -> tuple[int, str, str]:
+    """The command line in-process with raw bytes on stdin; (exit code, stdout, stderr)."""
+    from tests.helpers import invoke
 
-    from tests.helpers import PROJECT
-
-    full_env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(PROJECT), **env}
-    result = subprocess.run(
-        [sys.executable, str(PROJECT / "memory_test.py"), *args],
-        input=stdin,
-        capture_output=True,
-        env=full_env,
-        timeout=timeout,
-        cwd=PROJECT,
-        check=False,
-    )
-    out = result.stdout.decode("utf-8", "replace")
-    err = result.stderr.decode("utf-8", "replace")
-    assert "Traceback" not in err, err
-    return result.returncode, out, err
+    result = invoke(*args, env=env, stdin=stdin)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.returncode, result.stdout, result.stderr
 
 
 @pytest.fixture

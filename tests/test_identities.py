@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.config import load_settings
 from pipeline.errors import UsageError
-from tests.helpers import candidate, reflection, run_cli, turn_env
+from tests.helpers import candidate, invoke, reflection, turn_env
 from tests.llm_server import ScriptedLLM
 
 
@@ -41,7 +41,7 @@ def test_unsafe_ids_are_usage_errors(bad: str) -> None:
 
 def test_ids_are_validated_on_the_command_line(llm: ScriptedLLM, state_dir: Path) -> None:
     """--user ../x exits 2 before any work; nothing is created outside the state folder."""
-    result = run_cli("-i", "hi", "--user", "../outside", env=turn_env(llm, state_dir))
+    result = invoke("-i", "hi", "--user", "../outside", env=turn_env(llm, state_dir))
     assert result.returncode == 2
     assert "--user '../outside' is not a valid id" in result.stderr
     assert llm.requests == []
@@ -52,9 +52,9 @@ def test_default_user_keeps_the_top_level_files(llm: ScriptedLLM, state_dir: Pat
     """The default user's files stay where they always were; others get users/<id>/."""
     env = turn_env(llm, state_dir)
     llm.reply("ok").reply(reflection(candidate("User likes tea")))
-    assert run_cli("-i", "I like tea", env=env).returncode == 0
+    assert invoke("-i", "I like tea", env=env).returncode == 0
     llm.reply("ok").reply(reflection(candidate("User likes jazz")))
-    assert run_cli("-i", "I like jazz", "--user", "alice", env=env).returncode == 0
+    assert invoke("-i", "I like jazz", "--user", "alice", env=env).returncode == 0
     assert (state_dir / "ltm.json").exists()
     assert (state_dir / "session.json").exists()
     alice = json.loads((state_dir / "users" / "alice" / "ltm.json").read_text())
@@ -67,11 +67,11 @@ def test_one_users_memories_never_reach_another_users_prompt(
     """Alice's memory is in Alice's next prompt and in no part of Bob's."""
     env = turn_env(llm, state_dir)
     llm.reply("ok").reply(reflection(candidate("User is allergic to peanuts")))
-    run_cli("-i", "I'm allergic to peanuts", "--user", "alice", env=env)
+    invoke("-i", "I'm allergic to peanuts", "--user", "alice", env=env)
     llm.reply("ok").reply(reflection())
-    run_cli("-i", "any peanuts in satay?", "--user", "bob", env=env)
+    invoke("-i", "any peanuts in satay?", "--user", "bob", env=env)
     llm.reply("ok").reply(reflection())
-    run_cli("-i", "any peanuts in satay?", "--user", "alice", env=env)
+    invoke("-i", "any peanuts in satay?", "--user", "alice", env=env)
     bob_requests = json.dumps(llm.requests[2:4])
     assert "allergic" not in bob_requests
     assert "allergic to peanuts" in llm.requests[4]["messages"][0]["content"]
@@ -81,9 +81,9 @@ def test_named_sessions_keep_their_own_turns(llm: ScriptedLLM, state_dir: Path) 
     """--session work has its own messages; the current session is left as it was."""
     env = turn_env(llm, state_dir)
     llm.reply("a1").reply(reflection())
-    run_cli("-i", "in the default session", env=env)
+    invoke("-i", "in the default session", env=env)
     llm.reply("a2").reply(reflection())
-    result = run_cli("-i", "at work", "--session", "work", "--json", env=env)
+    result = invoke("-i", "at work", "--session", "work", "--json", env=env)
     assert json.loads(result.stdout)["session_id"] == "work"
     work = json.loads((state_dir / "sessions" / "work.json").read_text())
     assert [m["content"] for m in work["messages"]] == ["at work", "a2"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import build_parser
+from pipeline.cli import main
 from pipeline.config import Locations, load_settings
 from tests.helpers import PROJECT, echo_responder
 from tests.llm_server import ScriptedLLM
@@ -53,15 +53,19 @@ def test_settings_use_the_checkout_only_when_the_entry_point_names_it(tmp_path: 
     assert checkout.model == "from-project-env"
 
 
-def test_help_names_the_default_folders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_help_names_the_default_folders(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--help shows where state and .env are: the checkout's, or the XDG ones installed."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    installed = build_parser().format_help()
+    assert main(["--help"]) == 0
+    installed = capsys.readouterr().out
     assert str(tmp_path / "data" / "memory-test") in installed
-    assert installed.startswith("usage: memory-test ")
-    checkout = build_parser(PROJECT).format_help()
+    assert installed.startswith("Usage: memory-test ")
+    assert main(["--help"], project_dir=PROJECT) == 0
+    checkout = capsys.readouterr().out
     assert str(PROJECT / "state") in checkout
-    assert checkout.startswith("usage: memory_test.py ")
+    assert checkout.startswith("Usage: memory_test.py ")
 
 
 def test_prompt_templates_ship_inside_the_package() -> None:
@@ -153,7 +157,7 @@ def test_installed_mcp_command_explains_setup_and_the_extra(tmp_path: Path) -> N
 
     shown = run(INSTALLED, "mcp", "--help")
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.startswith("usage: memory-test mcp ")
+    assert shown.stdout.startswith("Usage: memory-test mcp ")
     assert "claude mcp add memory-test -- memory-test mcp" in shown.stdout
     if run(str(Path(INSTALLED).parent / "python"), "-c", "import mcp").returncode != 0:
         served = run(INSTALLED, "mcp")

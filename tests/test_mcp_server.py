@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.helpers import PROJECT, candidate, reflection, run_cli, turn_env
+from tests.helpers import PROJECT, candidate, invoke, reflection, run_cli, turn_env
 from tests.llm_server import ScriptedLLM
 
 TOOLS = {"search", "recall", "add", "get", "list", "forget", "history", "stats"}
@@ -124,14 +124,14 @@ def test_add_search_get_forget_history_stats(env: dict[str, str], tmp_path: Path
         assert "no memory 'mem_0009'" in await error_of(session, "get", id="mem_0009")
 
     drive(env, tmp_path / "server.log", script, "--state-dir", env["MEMTEST_STATE_DIR"])
-    listed = run_cli("memory", "list", "--all", "--json", env=env)
+    listed = invoke("memory", "list", "--all", "--json", env=env)
     assert json.loads(listed.stdout)["memories"][0]["status"] == "forgotten"
 
 
 def test_another_users_memory_cannot_be_reached(env: dict[str, str], tmp_path: Path) -> None:
     """A server for alice finds nothing of bob's by search, list, get or stats."""
     for text in ("User plays the bassoon", "User lives in Tromsø"):
-        result = run_cli("memory", "add", text, "--type", "identity", "--user", "bob", env=env)
+        result = invoke("memory", "add", text, "--type", "identity", "--user", "bob", env=env)
         assert result.returncode == 0, result.stderr
 
     async def script(session: ClientSession) -> None:
@@ -144,13 +144,13 @@ def test_another_users_memory_cannot_be_reached(env: dict[str, str], tmp_path: P
         assert (await call(session, "stats"))["memories"] == 1
 
     drive(env, tmp_path / "server.log", script, "--user", "alice")
-    bob = json.loads(run_cli("memory", "list", "--user", "bob", "--json", env=env).stdout)
+    bob = json.loads(invoke("memory", "list", "--user", "bob", "--json", env=env).stdout)
     assert len(bob["memories"]) == 2
 
 
 def test_labels_and_the_servers_default_project(env: dict[str, str], tmp_path: Path) -> None:
     """A server started for project b labels what it adds with b and does not see a's."""
-    result = run_cli(
+    result = invoke(
         "memory",
         "create",
         "Project a deploys on Fridays",
@@ -197,7 +197,7 @@ def test_remember_is_offered_with_a_model_and_goes_through_the_gate(
 
 def test_help_explains_setup(env: dict[str, str]) -> None:
     """`mcp --help` gives the lines a coding agent's configuration needs."""
-    result = run_cli("mcp", "--help", env=env)
+    result = invoke("mcp", "--help", env=env)
     assert result.returncode == 0
     assert "claude mcp add memory-test -- memory-test mcp" in result.stdout
     assert '"mcpServers"' in result.stdout
@@ -216,7 +216,7 @@ def test_without_the_extra_it_says_what_to_install(env: dict[str, str], tmp_path
 
 def test_a_bad_user_is_refused_before_serving(env: dict[str, str]) -> None:
     """`mcp --user ../x` exits 2 with the id rule; nothing is served or created."""
-    result = run_cli("mcp", "--user", "../x", env=env)
+    result = invoke("mcp", "--user", "../x", env=env)
     assert result.returncode == 2
     assert "--user '../x' is not a valid id" in result.stderr
     assert result.stdout == ""
@@ -236,9 +236,9 @@ def test_the_warm_server_sees_what_another_process_writes(
         assert [r["id"] for r in (await call(session, "search", query="tea"))["results"]] == [
             "mem_0001"
         ]
-        added = run_cli("memory", "add", "User grows tea in the garden", "--type", "habit", env=env)
+        added = invoke("memory", "add", "User grows tea in the garden", "--type", "habit", env=env)
         assert added.returncode == 0, added.stderr
-        assert run_cli("memory", "forget", "mem_0001", env=env).returncode == 0
+        assert invoke("memory", "forget", "mem_0001", env=env).returncode == 0
         found = await call(session, "search", query="tea")
         assert [r["id"] for r in found["results"]] == ["mem_0002"]
         recalled = await call(session, "recall", message="do I grow tea?")

@@ -112,9 +112,9 @@ def test_review_mode_keeps_new_memories_as_drafts(llm: ScriptedLLM, state_dir: P
     assert stored(settings)["mem_0001"]["status"] == "draft"
     llm.reply("ok").reply(reflection())
     assert run_turn("cello practice tips?", settings).used == []
-    from tests.helpers import run_cli, turn_env
+    from tests.helpers import invoke, turn_env
 
-    approve = run_cli("memory", "approve", "mem_0001", env=turn_env(llm, state_dir))
+    approve = invoke("memory", "approve", "mem_0001", env=turn_env(llm, state_dir))
     assert approve.returncode == 0
     llm.reply("ok").reply(reflection())
     assert [r.memory.id for r in run_turn("cello practice tips?", settings).used] == ["mem_0001"]

@@ -13,7 +13,7 @@ from pipeline.apply import apply_decisions
 from pipeline.gate import gate
 from pipeline.models import CandidateIn, LtmFile, Memory, Policy, Scope
 from pipeline.retrieval import gate_view, in_scope, retrieve_relevant
-from tests.helpers import candidate, reflection, run_cli, turn_env
+from tests.helpers import candidate, invoke, reflection, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
 
@@ -225,13 +225,13 @@ def test_a_turn_labels_what_it_learns_and_recalls_only_its_scope(
     both; a project b turn does not see it, a project a turn and an unscoped turn do."""
     env = turn_env(llm, state_dir, MEMTEST_AGENT="claude")
     llm.reply("ok").reply(reflection(candidate("User indents this codebase with tabs")))
-    assert run_cli("-i", "we use tabs here", "--project", "a", env=env).returncode == 0
+    assert invoke("-i", "we use tabs here", "--project", "a", env=env).returncode == 0
     stored = json.loads((state_dir / "ltm.json").read_text())["memories"]
     assert [(m["project"], m["agent"]) for m in stored] == [("a", "claude")]
     for project, seen in (("b", False), ("a", True), (None, True)):
         llm.reply("ok").reply(reflection())
         flags = ("--project", project) if project else ()
-        result = run_cli("-i", "tabs or spaces for this codebase?", *flags, "--json", env=env)
+        result = invoke("-i", "tabs or spaces for this codebase?", *flags, "--json", env=env)
         assert result.returncode == 0, result.stderr
         used = [m["id"] for m in json.loads(result.stdout)["memories_used"]]
         assert used == (["mem_0001"] if seen else [])
@@ -240,12 +240,12 @@ def test_a_turn_labels_what_it_learns_and_recalls_only_its_scope(
 
 def test_a_bad_project_name_is_a_usage_error(llm: ScriptedLLM, state_dir: Path) -> None:
     """A name with a newline is refused before any model call, exit 2."""
-    result = run_cli("-i", "hi", "--project", "a\nb", env=turn_env(llm, state_dir))
+    result = invoke("-i", "hi", "--project", "a\nb", env=turn_env(llm, state_dir))
     assert result.returncode == 2
     assert "--project 'a\\nb' is not a valid name" in result.stderr
     assert llm.requests == []
     bad = turn_env(llm, state_dir, MEMTEST_AGENT="x" * 65)
-    assert "MEMTEST_AGENT" in run_cli("-i", "hi", env=bad).stderr
+    assert "MEMTEST_AGENT" in invoke("-i", "hi", env=bad).stderr
 
 
 # --- The memory commands, seed 003's names -----------------------------------------------------
@@ -261,18 +261,18 @@ def test_created_in_a_project_recalled_there_and_global_everywhere(
         ("User deploys the billing service on Fridays", ("--project", "a")),
         ("User deploys nothing without a review", ("--global", "--project", "b")),
     ):
-        made = run_cli("memory", "create", text, "--type", "habit", *labels, env=env)
+        made = invoke("memory", "create", text, "--type", "habit", *labels, env=env)
         assert made.returncode == 0, made.stderr
     for project, expected in (("a", ["mem_0001", "mem_0002"]), ("b", ["mem_0002"])):
         llm.reply("ok").reply(reflection())
-        result = run_cli("-i", "when do I deploy?", "--project", project, "--json", env=env)
+        result = invoke("-i", "when do I deploy?", "--project", project, "--json", env=env)
         assert result.returncode == 0, result.stderr
         used = sorted(m["id"] for m in json.loads(result.stdout)["memories_used"])
         assert used == expected
 
 
 def as_json(env: dict[str, str], *args: str) -> Any:
-    result = run_cli(*args, env=env)
+    result = invoke(*args, env=env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -286,7 +286,7 @@ def test_list_and_search_filter_like_a_turn(llm: ScriptedLLM, state_dir: Path) -
         ("Project b ships on Mondays", ("--project", "b")),
         ("User ships nothing untested", ("--global", "--personality", "engineer")),
     ):
-        run_cli("memory", "add", text, "--type", "habit", *labels, env=env)
+        invoke("memory", "add", text, "--type", "habit", *labels, env=env)
     listed = as_json(env, "memory", "list", "--project", "a", "--format", "json")["memories"]
     assert [m["id"] for m in listed] == ["mem_0001", "mem_0003"]
     assert {k: listed[0][k] for k in ("agent", "personality", "project", "global")} == {
@@ -302,7 +302,7 @@ def test_list_and_search_filter_like_a_turn(llm: ScriptedLLM, state_dir: Path) -
     assert [m["id"] for m in only_global] == ["mem_0003"]
     found = as_json(env, "memory", "search", "ships", "--project", "b", "--json")["results"]
     assert sorted(r["id"] for r in found) == ["mem_0002", "mem_0003"]
-    text = run_cli("memory", "list", env=env).stdout
+    text = invoke("memory", "list", env=env).stdout
     assert "(agent claude, project a)" in text
     assert "(global, personality engineer)" in text
 
@@ -319,10 +319,10 @@ def test_seed_names_are_the_same_commands(llm: ScriptedLLM, state_dir: Path) -> 
     )
     deleted = as_json(env, "memory", "delete", "mem_0001", "--format=json")
     assert (deleted["status"], deleted["changed"]) == ("forgotten", True)
-    assert run_cli("memory", "get", "mem_0001", "--format", "text", env=env).stdout.startswith(
+    assert invoke("memory", "get", "mem_0001", "--format", "text", env=env).stdout.startswith(
         "mem_0001 (forgotten"
     )
-    clash = run_cli("memory", "list", "--json", "--format", "text", env=env)
+    clash = invoke("memory", "list", "--json", "--format", "text", env=env)
     assert clash.returncode == 2
     assert "contradict" in json.loads(clash.stdout)["error"]["message"]
 
@@ -332,18 +332,18 @@ def test_status_reports_health_and_fails_when_unreadable(state_dir: Path) -> Non
     name the problem, and leave the file where it is."""
     env = {"MEMTEST_STATE_DIR": str(state_dir), "MEMTEST_RETRIEVER": "lexical"}
     env["MEMTEST_ENV_FILE"] = str(state_dir.parent / "empty.env")
-    run_cli("memory", "add", "User is vegan", "--type", "identity", env=env)
+    invoke("memory", "add", "User is vegan", "--type", "identity", env=env)
     healthy = as_json(env, "memory", "status", "--json")
     assert (healthy["status"], healthy["memory_count"], healthy["lock"]) == ("healthy", 1, "free")
     assert healthy["schema_version"] == 1
     (state_dir / "ltm.json").write_text("{not json")
-    broken = run_cli("memory", "status", "--format", "json", env=env)
+    broken = invoke("memory", "status", "--format", "json", env=env)
     assert broken.returncode == 1
     report = json.loads(broken.stdout)
     assert (report["status"], report["readable"]) == ("unhealthy", False)
     assert "ltm.json could not be read" in report["problems"][0]
     assert (state_dir / "ltm.json").read_text() == "{not json"
-    assert "unhealthy" in run_cli("memory", "status", env=env).stdout
+    assert "unhealthy" in invoke("memory", "status", env=env).stdout
 
 
 def test_the_library_labels_and_filters(state_dir: Path) -> None:
@@ -411,7 +411,7 @@ def test_export_then_import_keeps_the_labels(llm: ScriptedLLM, state_dir: Path) 
     """`memory export` writes the labels that are set, and `memory import` of that file
     into another user's memory keeps them."""
     env = turn_env(llm, state_dir)
-    run_cli(
+    invoke(
         "memory",
         "create",
         "Project a ships on Fridays",
@@ -423,16 +423,16 @@ def test_export_then_import_keeps_the_labels(llm: ScriptedLLM, state_dir: Path) 
         "claude",
         env=env,
     )
-    run_cli(
+    invoke(
         "memory", "create", "User ships nothing untested", "--type", "habit", "--global", env=env
     )
-    exported = run_cli("memory", "export", env=env).stdout
+    exported = invoke("memory", "export", env=env).stdout
     rows = [json.loads(line) for line in exported.splitlines()]
     assert [(r.get("project"), r.get("agent"), r.get("global")) for r in rows] == [
         ("a", "claude", None),
         (None, None, True),
     ]
-    imported = run_cli("memory", "import", "-", "--user", "bob", stdin=exported, env=env)
+    imported = invoke("memory", "import", "-", "--user", "bob", stdin=exported, env=env)
     assert imported.returncode == 0, imported.stderr
     listed = as_json(env, "memory", "list", "--user", "bob", "--json")["memories"]
     assert [(m["project"], m["agent"], m["global"]) for m in listed] == [

@@ -12,7 +12,7 @@ from pipeline import store
 from pipeline.embeddings import Embedder, content_key, semantic_available, vectors_for
 from pipeline.retrieval import Retriever
 from pipeline.text import terms
-from tests.helpers import candidate, make_settings, reflection, run_cli, turn_env
+from tests.helpers import candidate, invoke, make_settings, reflection, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import memory
 
@@ -221,9 +221,9 @@ def test_cli_trace_and_json_report_selection_mode(llm: ScriptedLLM, state_dir: P
     llm.reply("ok").reply(
         reflection(candidate("User's sister Ana lives in Lisbon", type="relationship"))
     )
-    assert run_cli("-i", "my sister Ana lives in Lisbon", env=env).returncode == 0
+    assert invoke("-i", "my sister Ana lives in Lisbon", env=env).returncode == 0
     llm.reply("Lisbon.").reply(reflection())
-    result = run_cli("-i", "What city is my sibling in?", "--json", env=env)
+    result = invoke("-i", "What city is my sibling in?", "--json", env=env)
     payload = json.loads(result.stdout)
     assert payload["selection_mode"] == "semantic"
     assert payload["memories_used"][0]["cosine"] > 0.3
@@ -245,7 +245,7 @@ def test_every_command_that_writes_embeds_and_search_saves(state_dir: Path, tmp_
         return set(store.read_vectors(paths, Embedder.model_id))
 
     assert (
-        run_cli("memory", "add", "User plays the cello", "--type", "skill", env=env).returncode == 0
+        invoke("memory", "add", "User plays the cello", "--type", "skill", env=env).returncode == 0
     )
     assert content_key("User plays the cello") in cached()
     lines = [
@@ -254,12 +254,12 @@ def test_every_command_that_writes_embeds_and_search_saves(state_dir: Path, tmp_
     ]
     dump = tmp_path / "in.jsonl"
     dump.write_text("\n".join(json.dumps(line) for line in lines))
-    assert run_cli("memory", "import", str(dump), env=env).returncode == 0
+    assert invoke("memory", "import", str(dump), env=env).returncode == 0
     assert {content_key(line["content"]) for line in lines} <= cached()
 
-    assert run_cli("memory", "forget", "mem_0002", env=env).returncode == 0
+    assert invoke("memory", "forget", "mem_0002", env=env).returncode == 0
     paths.vectors.unlink()
-    assert run_cli("memory", "restore", "mem_0002", env=env).returncode == 0
+    assert invoke("memory", "restore", "mem_0002", env=env).returncode == 0
     assert cached() == {content_key("User's sister Ana lives in Lisbon")}
 
     draft = memory("mem_0009", "User is learning Welsh").model_copy(update={"status": "draft"})
@@ -269,11 +269,11 @@ def test_every_command_that_writes_embeds_and_search_saves(state_dir: Path, tmp_
         return store.Change(result=None, ltm=disk.ltm)
 
     store.transact(paths, add_draft, now=draft.created_at, lock_timeout=5)
-    assert run_cli("memory", "approve", "mem_0009", env=env).returncode == 0
+    assert invoke("memory", "approve", "mem_0009", env=env).returncode == 0
     assert content_key("User is learning Welsh") in cached()
 
     paths.vectors.unlink()
-    found = run_cli("memory", "search", "which musical instrument do I practise?", env=env)
+    found = invoke("memory", "search", "which musical instrument do I practise?", env=env)
     assert found.returncode == 0
     assert found.stdout.splitlines()[0].startswith("mem_0001")
     assert len(cached()) == 4

@@ -28,7 +28,7 @@ from pipeline import pgstore, store
 from pipeline.errors import ConfigError, LockTimeout, SaveFailed, StateError
 from pipeline.models import HistoryEntry, LtmFile, Memory, Message, SessionFile
 from pipeline.store import Change, Snapshot, Store
-from tests.helpers import PROJECT, echo_responder, run_cli, start_turn, turn_env
+from tests.helpers import PROJECT, echo_responder, invoke, start_turn, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
 
@@ -635,12 +635,12 @@ def test_the_store_flag_and_the_library_select_postgresql(pg_url: str, tmp_path:
     state = tmp_path / "state"
     with ScriptedLLM() as server:
         env = turn_env(server, state, MEMTEST_STORE="postgresql:///elsewhere?host=/nonexistent")
-        added = run_cli(
+        added = invoke(
             "memory", "add", "User rows on Sundays", "--type", "habit", "--store", pg_url, env=env
         )
         assert added.returncode == 0, added.stderr
         for bad in ("", "mysql://h/db"):
-            refused = run_cli("memory", "list", "--store", bad, env=env)
+            refused = invoke("memory", "list", "--store", bad, env=env)
             assert (refused.returncode, "--store" in refused.stderr) == (2, True), refused.stderr
     assert not (state / "ltm.json").exists()
     library = Memory(tmp_path / "unused", store=pg_url)
@@ -659,7 +659,7 @@ def test_an_unreachable_server_is_one_line_and_exit_1(tmp_path: Path) -> None:
     url = f"postgresql://me:hunter2@/db?host={tmp_path}&connect_timeout=2"
     for args in (("memory", "list"), ("-i", "hello")):
         with ScriptedLLM() as server:
-            result = run_cli(*args, env=turn_env(server, tmp_path / "s", MEMTEST_STORE=url))
+            result = invoke(*args, env=turn_env(server, tmp_path / "s", MEMTEST_STORE=url))
         assert result.returncode == 1, result.stderr
         assert "Cannot connect to the PostgreSQL store" in result.stderr
         assert "Traceback" not in result.stderr
@@ -674,11 +674,11 @@ def test_the_cli_runs_turns_and_commands_on_postgresql(pg_url: str, tmp_path: Pa
     state = tmp_path / "state"
     with ScriptedLLM(responder=echo_responder) as server:
         env = turn_env(server, state, MEMTEST_STORE=pg_url)
-        turn = run_cli("-i", "remember: User has a dog named Rex", env=env)
+        turn = invoke("-i", "remember: User has a dog named Rex", env=env)
         assert turn.returncode == 0, turn.stderr
-        dry = run_cli("-i", "remember: User hates rain", "--dry-run-memory", env=env)
+        dry = invoke("-i", "remember: User hates rain", "--dry-run-memory", env=env)
         assert dry.returncode == 0, dry.stderr
-        fresh = run_cli("-i", "hello again", "--new-session", env=env)
+        fresh = invoke("-i", "hello again", "--new-session", env=env)
         assert fresh.returncode == 0, fresh.stderr
     conn = pgstore.connection(pg_url)
     archived = conn.execute("SELECT data FROM archived_sessions").fetchall()
@@ -687,14 +687,14 @@ def test_the_cli_runs_turns_and_commands_on_postgresql(pg_url: str, tmp_path: Pa
     session = pgstore.PostgresStore(pg_url, store.DEFAULT_USER).load(now=NOW).session
     assert session is not None
     assert [m.content for m in session.messages] == ["hello again", "echo: hello again"]
-    added = run_cli("memory", "add", "User lives in Porto", "--type", "identity", env=env)
+    added = invoke("memory", "add", "User lives in Porto", "--type", "identity", env=env)
     assert added.returncode == 0, added.stderr
-    listed = run_cli("memory", "list", "--json", env=env)
+    listed = invoke("memory", "list", "--json", env=env)
     contents = [m["content"] for m in json.loads(listed.stdout)["memories"]]
     assert contents == ["User has a dog named Rex", "User lives in Porto"]
-    assert run_cli("memory", "forget", "mem_0001", env=env).returncode == 0
-    assert run_cli("memory", "forget", "--purge", "mem_0002", env=env).returncode == 0
-    exported = run_cli("memory", "export", "--all", env=env)
+    assert invoke("memory", "forget", "mem_0001", env=env).returncode == 0
+    assert invoke("memory", "forget", "--purge", "mem_0002", env=env).returncode == 0
+    exported = invoke("memory", "export", "--all", env=env)
     assert [json.loads(line)["status"] for line in exported.stdout.splitlines()] == ["forgotten"]
     assert not list(state.rglob("*.json"))
 
@@ -848,11 +848,11 @@ def test_export_from_the_files_imports_into_postgresql_with_every_field(
         "MEMTEST_ENV_FILE": os.environ["MEMTEST_ENV_FILE"],
         "MEMTEST_RETRIEVER": "lexical",
     }
-    exported = run_cli("memory", "export", "--all", env=env)
+    exported = invoke("memory", "export", "--all", env=env)
     assert exported.returncode == 0, exported.stderr
     dump = tmp_path / "memories.jsonl"
     dump.write_text(exported.stdout)
-    imported = run_cli("memory", "import", str(dump), env={**env, "MEMTEST_STORE": pg_url})
+    imported = invoke("memory", "import", str(dump), env={**env, "MEMTEST_STORE": pg_url})
     assert imported.returncode == 0, imported.stderr
     moved, kept = observe(pgstore.PostgresStore(pg_url, store.DEFAULT_USER)), observe(files)
     assert moved["memories"] == kept["memories"]
