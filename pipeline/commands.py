@@ -1,7 +1,7 @@
 """Commands that manage memory without the model: no API key, no `openai` import.
 
-    memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
-           |status, and seed 003's create (add), get (show), delete (forget)
+    memory list|search|show|forget|restore|reinforce|approve|add|export|import|migrate
+           |stats|clear|status, and seed 003's create (add), get (show), delete (forget)
     session clear
     reset
 
@@ -93,10 +93,11 @@ def _filters(args: SimpleNamespace) -> dict[str, Any]:
 
 def list_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     shown = memory.list(all=args.all, type=args.type, **_filters(args))
-    payload = {"user_id": memory.user_id, "memories": [v.to_json() for v in shown]}
+    if args.json:
+        return {"user_id": memory.user_id, "memories": [v.to_json() for v in shown]}, ""
     if not shown:
-        return payload, f"No memories for {memory.user_id}."
-    return payload, "\n".join(_line(v) for v in shown)
+        return None, f"No memories for {memory.user_id}."
+    return None, "\n".join(_line(v) for v in shown)
 
 
 def search_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
@@ -197,6 +198,19 @@ def export_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     if args.json:
         return {"memories": rows}, ""
     return None, "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
+
+
+def migrate(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
+    result = memory.migrate(to=args.to)
+    lines = [
+        f"Copied {result.user}'s state from {result.source} to {result.target} "
+        "and read it back: it matches.",
+        f"  memories {result.memories}, history lines {result.history}, sessions "
+        f"{result.sessions} ({result.archived_sessions} archived, {result.overflow} "
+        f"overflow), counters {result.counters}; next id mem_{result.next_seq:04d}",
+    ]
+    lines.extend(f"  left behind (unreadable in the source): {item}" for item in result.left_behind)
+    return result.to_json(), "\n".join(lines)
 
 
 # --- Changing -----------------------------------------------------------------------------
@@ -465,6 +479,18 @@ def _export() -> None:
 def _import() -> None:
     """Add memories from a JSON-lines file written by `memory export` ('-': standard
     input), through the gate."""
+
+
+@declare(memory_group, "migrate", migrate)
+@click.option(
+    "--to",
+    required=True,
+    metavar="TARGET",
+    help="a postgresql:// URL or a state folder that holds nothing for this user",
+)
+def _migrate() -> None:
+    """Copy this user's whole state (memories, history, counters, sessions) into another
+    store, in one commit, checked by reading it back; this store is only read."""
 
 
 @declare(memory_group, "stats", stats)

@@ -425,3 +425,23 @@ def test_a_large_import_decides_like_the_gate(env: dict[str, str]) -> None:
     assert "301 new, 1 reinforced, 2 refused." in result.stdout
     assert "repeats another candidate" in result.stdout
     assert "[secret]" in result.stdout
+
+
+def test_migrate_moves_a_user_to_postgresql_and_refuses_a_second_time(
+    env: dict[str, str], pg_url: str
+) -> None:
+    added = cli(env, "memory", "add", "User's dog is named Pixel.", "--type", "relationship")
+    assert added.returncode == 0, added.stderr
+    moved = as_json(env, "memory", "migrate", "--to", pg_url)
+    assert (moved["memories"], moved["history"], moved["next_seq"]) == (1, 1, 2)
+
+    there = as_json(env, "memory", "list", "--store", pg_url)
+    assert [m["content"] for m in there["memories"]] == ["User's dog is named Pixel."]
+    again = cli(env, "memory", "migrate", "--to", pg_url)
+    assert again.returncode == 2
+    assert "already holds data" in again.stderr
+    assert "Nothing was written" in again.stderr
+    # The source is only read.
+    assert [m["content"] for m in as_json(env, "memory", "list")["memories"]] == [
+        "User's dog is named Pixel."
+    ]
