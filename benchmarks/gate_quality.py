@@ -3,17 +3,19 @@
 Runs the real gate over the labelled corpus in tests/data/gate_corpus/: `tune` (the judge
 is trained and the rules tuned on it), `heldout` (written before any tuning; its errors
 were read once), `final` (a last check, never used to change anything), `blind`
-(written by an author who never saw the other parts; scored before its errors were read)
-and `heldout2` (national identity numbers and text addressed to AI readers, with their
-near misses; written and committed before the rules for them, never tuned on).
+(written by an author who never saw the other parts; scored before its errors were read),
+`heldout2` (national identity numbers and text addressed to AI readers, with their
+near misses; written and committed before the rules for them, never tuned on) and
+`heldout3` (written before the judge's second round of training; never trained or
+tuned on).
 For each part it compares the gate with its own parts: the lexical rules alone (the floor
 without the semantic extra), the learned judge alone, and the full gate (rules plus
 judge). On `tune` the judge is cross-validated: each row is judged by a model trained
 without its concept's fold (as train_judge.py chooses its settings), and the shipped
 judge, trained on all of it, is shown for reference.
 
-    python benchmarks/gate_quality.py [--parts tune,heldout,final,blind,heldout2] [--errors]
-                                      [--no-cv]
+    python benchmarks/gate_quality.py [--parts tune,heldout,final,blind,heldout2,heldout3]
+        [--errors] [--no-cv]
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ def cross_validated(rows: list[dict], policy: Policy) -> tuple[Score, Score]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="tune,heldout,final,blind,heldout2")
+    parser.add_argument("--parts", default="tune,heldout,final,blind,heldout2,heldout3")
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument("--no-cv", action="store_true", help="tune: only the shipped judge")
     args = parser.parse_args()

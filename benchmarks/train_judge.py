@@ -37,7 +37,7 @@ from pipeline.text import has_cjk
 
 OUT = DATA_FILE
 FOLDS = 5
-L2_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
+L2_GRID = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3)
 THRESHOLD_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(14))
 # A durable fact refused costs more than a passing state kept: the first loses what the
 # user told us, the second is junk that decays.

@@ -30,7 +30,7 @@ def judge() -> Judge:
 
 
 @needs_semantic
-@pytest.mark.parametrize("part", ["heldout"])
+@pytest.mark.parametrize("part", ["heldout", "heldout3"])
 def test_no_secret_or_planted_instruction_passes_on_the_held_out_part(
     judge: Judge, part: str
 ) -> None:
