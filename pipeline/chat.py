@@ -116,7 +116,7 @@ def _command(line: str, memory: Memory, trace: bool) -> tuple[bool, bool]:
         elif name == "/memories":
             from .commands import list_memories
 
-            _, text = list_memories(memory, SimpleNamespace(all=False, type=None))
+            _, text = list_memories(memory, SimpleNamespace(all=False, type=None, json=False))
             print(text)
         elif name == "/session-clear":
             print(_cleared_session(memory.clear(memory=False, session=True).turns))

@@ -314,6 +314,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _checksummed(text)
     found += _recovery_phrases(text)
     found += _labelled_values(text)
+    found += _identity_numbers(text)
     found += _random_tokens(text)
     return tuple(_merge(found))
 
@@ -376,7 +377,7 @@ def _url_secrets(text: str) -> Iterator[Finding]:
 # position. A text without the shape cannot hold the number.
 _DIGIT = re.compile(r"\d")
 _CARD_SHAPE = re.compile(r"\d(?:[ -]?\d){12}")  # also every 18-character resident id
-_IBAN_SHAPE = re.compile(r"\d\d(?: ?[A-Z0-9]){11}")  # on upper case
+_IBAN_SHAPE = re.compile(r"[A-Z]{2}\d\d(?: ?[A-Z0-9]){11}")  # on upper case
 _NINO_SHAPE = re.compile(r"\d\d ?\d\d ?\d\d ?[A-D]")
 _SSN_SHAPE = re.compile(r"\d\d\d([- ])\d\d\1\d\d\d\d")
 
@@ -417,6 +418,208 @@ def _checksummed(text: str) -> Iterator[Finding]:
         yield Finding("social security number", m.start(), m.end())
     for m in _NINO.finditer(text) if nino_shape else ():
         yield Finding("national insurance number", m.start(), m.end())
+
+
+# --- National identity and tax numbers, by their check digits -------------------------------
+# Each number, the python-stdnum module that validates it, and the nouns that name it (any
+# language, lower case). A value in the same clause as one of these nouns is a secret when
+# that module accepts it; a value next to a noun that names no one country is tried with
+# every module. Years, prices, counts and phone numbers fail the checks, and a number that
+# would pass one with no such noun near it is left alone.
+IDENTITY_NUMBERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "de.idnr",
+        (
+            "steuer-id",
+            "steuer id",
+            "steuerid",
+            "steuer-idnr",
+            "steuer-identifikationsnummer",
+            "steueridentifikationsnummer",
+            "steuerliche identifikationsnummer",
+            "identifikationsnummer",
+            "idnr",
+        ),
+    ),
+    (
+        "fr.nir",
+        (
+            "nir",
+            "numéro de sécurité sociale",
+            "numero de securite sociale",
+            "sécurité sociale",
+            "securite sociale",
+            "numéro de sécu",
+            "numéro insee",
+        ),
+    ),
+    ("it.codicefiscale", ("codice fiscale", "cod. fiscale")),
+    ("es.dni", ("dni", "documento nacional de identidad", "nif")),
+    ("es.nie", ("nie", "número de identidad de extranjero", "numero de identidad de extranjero")),
+    ("nl.bsn", ("bsn", "burgerservicenummer", "sofinummer", "sofi-nummer")),
+    ("us.ssn", ("ssn", "social security")),
+    ("us.itin", ("itin",)),
+    ("in_.aadhaar", ("aadhaar", "aadhar", "uidai", "आधार")),
+    ("in_.pan", ("pan card", "pan number", "pan no", "permanent account number")),
+    ("br.cpf", ("cpf", "cadastro de pessoas físicas", "cadastro de pessoa física")),
+    ("cn.ric", ("身份证", "居民身份证", "公民身份号码", "resident id", "resident identity card")),
+    ("pl.pesel", ("pesel",)),
+    ("se.personnummer", ("personnummer", "personal identity number")),
+    ("no.fodselsnummer", ("fødselsnummer", "fodselsnummer", "personnummer")),
+    ("dk.cpr", ("cpr", "cpr-nummer", "cpr nummer", "personnummer")),
+    ("fi.hetu", ("henkilötunnus", "henkilotunnus", "hetu", "personal identity code")),
+    (
+        "ch.ssn",
+        ("ahv", "avs", "ahv-nummer", "ahv number", "avs number", "sozialversicherungsnummer"),
+    ),
+    (
+        "be.nn",
+        (
+            "rijksregisternummer",
+            "numéro national",
+            "numéro de registre national",
+            "national register number",
+            "insz",
+            "niss",
+        ),
+    ),
+    ("ca.sin", ("sin", "social insurance number", "numéro d'assurance sociale")),
+    ("za.idnr", ("south african id", "sa id")),
+    ("tr.tckimlik", ("kimlik", "tc kimlik", "t.c. kimlik")),
+    ("ro.cnp", ("cnp", "cod numeric personal")),
+    ("gr.amka", ("amka", "αμκα")),
+    ("kr.rrn", ("resident registration number", "주민등록번호", "rrn")),
+    ("gb.nhs", ("nhs number", "nhs no", "nhs")),
+    ("mx.curp", ("curp",)),
+    ("ie.pps", ("pps", "ppsn", "personal public service number")),
+    ("au.tfn", ("tfn", "tax file number")),
+    ("cz.rc", ("rodné číslo", "rodne cislo")),
+    ("pt.nif", ("nif", "número de contribuinte", "numero de contribuinte")),
+)
+# Nouns that name an identity or tax number of no one country: every module is tried.
+GENERIC_IDENTITY_NOUNS: tuple[str, ...] = (
+    "national id",
+    "national identity number",
+    "national identification number",
+    "id number",
+    "id no",
+    "identity number",
+    "identification number",
+    "identity card number",
+    "id card number",
+    "personal number",
+    "personal id",
+    "personal id number",
+    "citizen id",
+    "citizen number",
+    "tax id",
+    "tax number",
+    "taxpayer id",
+    "taxpayer number",
+    "tax identification number",
+    "tin",
+    "social insurance number",
+    "personalausweisnummer",
+    "ausweisnummer",
+    "steuernummer",
+    "numéro d'identification",
+    "numéro d'identité",
+    "numéro fiscal",
+    "número de identificación",
+    "número de identidad",
+    "documento de identidad",
+    "número fiscal",
+    "numero di identificazione",
+    "identiteitsnummer",
+    "证件号",
+    "身份号码",
+    "税号",
+    "纳税人识别号",
+)
+_ID_NEAR_AFTER = 10  # tokens after an identity noun in which its number is looked for
+_ID_NEAR_BEFORE = 8
+_ID_MAX_GROUPS = 8  # "1 78 07 75 927 882 55": a number written in up to eight groups
+_ID_SEPARATORS = re.compile(r"[\s.\-/]")
+_ID_VALUE = re.compile(r"[0-9A-Za-z]{6,20}")
+_FIVE_DIGITS = re.compile(r"\d(?:\D*\d){4}")
+
+
+@cache
+def _identity_nouns() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """One pattern for every identity noun (on lower case), and the modules each names."""
+    modules: dict[str, list[str]] = {}
+    for module, nouns in IDENTITY_NUMBERS:
+        for noun in nouns:
+            modules.setdefault(noun, []).append(module)
+    every = [module for module, _ in IDENTITY_NUMBERS]
+    for noun in GENERIC_IDENTITY_NOUNS:
+        modules[noun] = every
+    # Longest first, so that "steuer-identifikationsnummer" is not read as "steuer-id"; and
+    # grouped by first letter, as the sensitive nouns are, so that a long text is one pass.
+    groups: dict[str, list[str]] = {}
+    for noun in sorted(modules, key=len, reverse=True):
+        groups.setdefault(noun[0], []).append(re.escape(noun[1:]))
+    pattern = re.compile(
+        "|".join(
+            rf"{re.escape(first)}(?<![a-z0-9].)(?:{'|'.join(rests)})(?![a-z0-9])"
+            for first, rests in groups.items()
+        )
+    )
+    return pattern, {noun: tuple(found) for noun, found in modules.items()}
+
+
+@cache
+def _validator(module: str) -> Any:
+    from importlib import import_module
+
+    return import_module(f"stdnum.{module}")
+
+
+def _identity_numbers(text: str) -> Iterator[Finding]:
+    """Numbers in the clause of an identity noun that the noun's validators accept."""
+    if _FIVE_DIGITS.search(text) is None:
+        return  # every number above holds five digits or more
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    pattern, modules = _identity_nouns()
+    for noun in pattern.finditer(lowered):
+        start, end = noun.span()
+        clause_start, clause_end = _clause_around(text, start, end)
+        after = list(_VALUE_TOKEN.finditer(text, end, clause_end))[:_ID_NEAR_AFTER]
+        before = list(_VALUE_TOKEN.finditer(text, clause_start, start))[-_ID_NEAR_BEFORE:]
+        for tokens in (after, before):
+            yield from _validated(text, tokens, modules[noun.group()])
+
+
+def _validated(
+    text: str, tokens: list[re.Match[str]], modules: tuple[str, ...]
+) -> Iterator[Finding]:
+    """Runs of tokens (one space apart) that one of `modules` accepts, longest first."""
+    i = 0
+    while i < len(tokens):
+        if not tokens[i].group().strip(_TRIM):
+            i += 1  # a colon or a dash between the noun and its number
+            continue
+        run = [tokens[i]]
+        for m in tokens[i + 1 : i + _ID_MAX_GROUPS]:
+            if text[run[-1].end() : m.start()] != " ":
+                break
+            run.append(m)
+        for n in range(len(run), 0, -1):
+            start = run[0].start()
+            end = run[n - 1].start() + len(run[n - 1].group().rstrip(_TRIM))
+            start += len(run[0].group()) - len(run[0].group().lstrip(_TRIM))
+            value = text[start:end]
+            compact = _ID_SEPARATORS.sub("", value)
+            if not _ID_VALUE.fullmatch(compact) or sum(ch.isdigit() for ch in compact) < 5:
+                continue
+            if any(_validator(module).is_valid(value) for module in modules):
+                yield Finding("national id number", start, end)
+                i += n
+                break
+        else:
+            i += 1
 
 
 @cache

@@ -13,7 +13,9 @@ the rule when it:
 - hides what it does from the user;
 - was not asked for: none of its content is in the user's own words this turn.
 
-Chat-template and role markers are refused wherever they appear, directed or not.
+Chat-template and role markers are refused wherever they appear, directed or not; so is
+text addressed to AI readers that tells them what to do ("Note to AI models reading this
+page: ...", "If you are an AI assistant, ..."), whoever it is said to come from.
 """
 
 from __future__ import annotations
@@ -31,6 +33,178 @@ _TEMPLATE_MARKERS = re.compile(
     r"^\s*system\s*:|\bBEGIN (?:SYSTEM )?PROMPT\b|【\s*系统\s*】|系统(?:指令|消息|提示)\s*[:：]",
     re.IGNORECASE | re.MULTILINE,
 )
+
+# --- Text addressed to AI readers -----------------------------------------------------------
+# Text written for whatever model reads it ("Note to AI models reading this page: ...", "If
+# you are an AI assistant, ...", "Any language model that sees this must ...") is a planted
+# instruction whoever it is said to come from: a user's fact or wish is about the user, not
+# an order to every model that reads it. It is found by its structure, in each language: a
+# name for an AI reader in one of a few frames that address it (a heading or a greeting, "if
+# you are one", "any one that reads this"), followed by something it is told to do (a modal
+# verb, or a clause after the address's colon or comma). A sentence that only mentions AI
+# ("User builds AI assistants for customer support") addresses no one.
+
+# Names for an AI reader, by language (patterns, lower case).
+AI_READERS: dict[str, tuple[str, ...]] = {
+    "en": (
+        r"(?:ai|llm|model|machine) (?:readers?|visitors?|crawlers?|agents?|systems?|tools?|"
+        r"models?|assistants?|bots?)",
+        r"(?:large )?language models?",
+        r"(?:ai |virtual |automated |digital |chat )?assistants?",
+        r"ais?",
+        r"a\.i",
+        r"llms?",
+        r"models?",
+        r"chat ?bots?",
+        r"bots?",
+        r"agents?",
+        r"crawlers?",
+        r"gpts?",
+        r"chatgpt",
+        r"claude",
+        r"gemini",
+        r"copilot",
+        r"kimi",
+    ),
+    "de": (
+        r"ki(?:-\w+)?",
+        r"sprachmodell(?:e|en)?",
+        r"assistent(?:en|in)?",
+        r"chatbots?",
+        r"bots?",
+    ),
+    "fr": (
+        r"ia",
+        r"intelligences? artificielles?",
+        r"modèles? de langage",
+        r"assistants?(?: ia| d'ia| virtuels?)?",
+        r"chatbots?",
+        r"robots?",
+    ),
+    "es": (
+        r"ia",
+        r"inteligencias? artificiales?",
+        r"modelos? de lenguaje",
+        r"asistentes?(?: de ia| ia| virtuales?)?",
+        r"chatbots?",
+        r"bots?",
+    ),
+    "zh": (
+        r"ai",
+        r"人工智能",
+        r"大?语言模型",
+        r"大模型",
+        r"模型",
+        r"(?:ai|智能)?助手",
+        r"(?:聊天)?机器人",
+        r"gpt",
+    ),
+}
+
+
+# A word every name above holds (in lower case, split at anything but a letter): a text
+# with none of them, and no Chinese, addresses no AI reader, and the frames are not tried.
+AI_READER_WORDS = frozenset(
+    """ai ais llm llms model models machine language assistant assistants chat chatbot
+    chatbots bot bots agent agents crawler crawlers gpt gpts chatgpt claude gemini copilot
+    kimi ki sprachmodell sprachmodelle sprachmodellen assistent assistenten assistentin ia
+    intelligence intelligences modèle modèles robot robots inteligencia inteligencias modelo
+    modelos asistente asistentes""".split()
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _reader(language: str) -> str:
+    return "(?:" + "|".join(AI_READERS[language]) + ")"
+
+
+_EN, _DE, _FR, _ES, _ZH = (_reader(lang) for lang in ("en", "de", "fr", "es", "zh"))
+_START = r"(?:^|(?<=[.!?;:\n])\s*|(?<=[.!?;:]\s))\W*"  # the start of a sentence
+_READING_EN = (
+    r"(?:reading|reads?|read|processing|process(?:es)?|seeing|sees?|summari[sz]ing|"
+    r"summari[sz]es?|parsing|parses?|indexing|index(?:es)?|crawling|crawls?|ingesting|"
+    r"ingests?|scanning|scans?|analy[sz]ing|analy[sz]es?|encountering|encounters?|"
+    r"viewing|views?|visiting|visits?)"
+)
+_ANY_EN = r"(?:any|all|every|each|whichever|whatever|other)"
+# The frames that address an AI reader, in every language.
+_ADDRESS = re.compile(
+    "|".join(
+        (
+            # "If you are an AI assistant", "If you're GPT"
+            rf"\bif (?:you are|you're|youre|u r|you happen to be) (?:an? |the |any |some )?"
+            rf"(?:\w+ ){{0,2}}?{_EN}\b",
+            # "If an LLM is reading this"
+            rf"\bif (?:an?|any|the|some) (?:\w+ ){{0,2}}?{_EN} (?:is |are )?{_READING_EN}\b",
+            # "Note to AI models", "Instructions for AI systems", "Dear AI", "Hey ChatGPT"
+            rf"{_START}(?:(?:an? |this |quick |important |special )?(?:notes?|messages?|notice|"
+            rf"reminders?|instructions?|hints?|memo|warning|attention|directives?|requests?|"
+            rf"guidance|p\.?s\.?)\s+(?:to|for)\s+|(?:dear|hey|hi|hello|attention|calling|to)\s+)"
+            rf"(?:{_ANY_EN} |the |my |fellow )?(?:\w+ ){{0,2}}?{_EN}\b",
+            # "Any language model that sees this", "AI agents processing this résumé"
+            rf"(?:\b{_ANY_EN}\s+|{_START})(?:[\w-]+ ){{0,2}}?{_EN}\s+(?:(?:that|which|who)\s+"
+            rf"(?:is |are |will |may |might |can )?)?{_READING_EN}\s+(?:this|these|the "
+            rf"following|my|our|it)\b",
+            # German: "Wenn du ein KI-Assistent bist", "Hinweis für KI-Modelle", "Liebe KI"
+            rf"\b(?:wenn|falls) (?:du|sie) (?:eine?n? )?(?:\w+ ){{0,2}}?{_DE}\b",
+            rf"{_START}(?:(?:hinweis|nachricht|anweisungs?|anweisungen|notiz|achtung|info|bitte)"
+            rf"\s+(?:für|an)\s+|(?:liebe|lieber|hallo|hey|an)\s+)(?:alle |jede[nrs]? |die |das "
+            rf"|den )?(?:\w+ ){{0,2}}?{_DE}\b",
+            rf"\b(?:jede[nrs]?|alle)\s+{_DE},?\s+(?:die|der|das)\s+(?:dies|diese[nrs]?)\b",
+            rf"\b{_DE},\s+(?:die|der)\s+(?:diese[nrs]?|das hier|den folgenden)\s+(?:\w+\s+)?"
+            rf"(?:lesen|liest|verarbeiten|verarbeitet|zusammenfassen|zusammenfasst|sehen|sieht)\b",
+            # French: "Si vous êtes une IA", "Note aux modèles de langage", "toute IA qui lit ce"
+            rf"\bsi (?:vous êtes|tu es) (?:une? |l'|la |le )?(?:\w+ ){{0,2}}?{_FR}\b",
+            rf"{_START}(?:(?:note|message|avis|remarque|instructions?|attention|rappel)\s+"
+            rf"(?:aux|à l'|à la|au|à|pour les|pour l'|pour la|pour le|pour)\s*|(?:chère?s?|"
+            rf"cher|bonjour|salut)\s+(?:les )?)(?:\w+ ){{0,1}}?{_FR}\b",
+            rf"\b{_FR}\s+qui\s+(?:lit|lisent|lira|liront|traite|traitent|résume|résument|voit|"
+            rf"voient|analyse|analysent)\s+(?:ce|cette|ces|cet|le présent)\b",
+            # Spanish: "Si eres un modelo de lenguaje", "Para cualquier asistente de IA que lea"
+            rf"\bsi (?:eres|es usted|sos) (?:una? |el |la )?(?:\w+ ){{0,2}}?{_ES}\b",
+            rf"{_START}(?:(?:nota|mensaje|aviso|instrucciones?|atención|recordatorio)\s+"
+            rf"(?:para|a)\s+|(?:para|a)\s+(?=cualquier|tod[oa]s?)|(?:querid[oa]s?|hola|"
+            rf"estimad[oa]s?)\s+)(?:cualquier |tod[oa]s? (?:l[oa]s )?|l[oa]s? |el )?{_ES}\b",
+            rf"\b{_ES}\s+que\s+(?:lea|lean|lee|leen|procese|procesen|resuma|resuman|vea|vean)"
+            rf"\s+(?:esto|este|esta|estos|estas)\b",
+            # Chinese: "如果你是AI助手", "致所有阅读本页的AI模型", "任何读到这段文字的大语言模型"
+            rf"(?:如果|假如|若|要是|倘若)你是.{{0,8}}?{_ZH}",
+            rf"(?:如果|假如|若|要是)有?.{{0,4}}?{_ZH}.{{0,4}}?(?:读|阅读|看到|处理|总结|抓取|解析)",
+            rf"(?:^|[。！？；\n])\s*(?:致|给|对|写给|提醒)(?:所有|任何|每个|每一个|各位)?.{{0,12}}?{_ZH}",
+            rf"(?:读到|看到|阅读|处理|总结|抓取|解析|读取)了?(?:这|本|此|以下).{{0,8}}?的{_ZH}",
+        )
+    ),
+    re.IGNORECASE | re.MULTILINE,
+)
+# What the addressed reader is told to do: a modal, or a clause after the address.
+_TOLD = re.compile(
+    r"\b(?:must|should|shall|need to|needs to|have to|has to|(?:is|are) (?:required|expected|"
+    r"instructed|asked|to)\b|will|may not|cannot|can't|never|always|do not|don't|please|"
+    r"make sure|be sure|remember|kindly|muss|müssen|musst|soll|sollen|sollst|sollt|darf|"
+    r"dürfen|doit|doivent|devez|dois|devra|devront|merci de|veuillez|il faut|debe|deben|"
+    r"debes|tiene que|tienen que|tienes que|por favor|nunca|siempre)\b"
+    r"|必须|应该|应当|需要|要|请|务必|不要|不得|一定|都得|只能|禁止"
+    r"|[:,—–：，]\s*\w",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+
+
+def find_ai_address(text: str) -> str | None:
+    """An address to AI readers that tells them to do something, or None."""
+    lowered = text.lower()
+    if (
+        AI_READER_WORDS.isdisjoint(_LETTERS.findall(lowered))
+        and "a.i" not in lowered
+        and not has_cjk(text)
+    ):
+        return None
+    for m in _ADDRESS.finditer(text):
+        end = _SENTENCE_END.search(text, m.end())
+        if _TOLD.search(text, m.start(), end.start() if end else len(text)):
+            return text[m.start() : end.start() if end else len(text)].strip()[:80]
+    return None
+
 
 # --- Is this a rule for the assistant? -----------------------------------------------------
 
@@ -209,6 +383,9 @@ def find_injection(
     lifted = _LIFTS_SAFETY.search(text)
     if lifted:
         return Injection("lifts safety rules or restrictions", lifted.group())
+    addressed = find_ai_address(text)
+    if addressed:
+        return Injection("addresses AI readers and tells them what to do", addressed)
     if not is_assistant_rule(text, subject):
         return None
     for pattern, what in _OUTBOUND:
