@@ -37,8 +37,8 @@ settings:     {env_file}"""
 
 EPILOG = """\
 commands (each has --help):
-  memory list|search|show|forget|restore|reinforce|approve|add|export|import|stats|clear
-         |status, and seed 003's names create (add), get (show), delete (forget)
+  memory list|search|show|forget|restore|reinforce|approve|add|export|import|migrate
+         |stats|clear|status, and seed 003's names create (add), get (show), delete (forget)
   session clear
   reset         these three need no model and no API key
   chat          talk turn by turn (needs the API key); /help inside lists its commands
