@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from .errors import ConfigError, LockTimeout, SaveFailed, StateError
 from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, Message, SessionFile
-from .store import Change, Snapshot
+from .store import Change, Focus, Snapshot
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,7 +36,7 @@ T = TypeVar("T")
 
 # The database schema's own version (the `schema_version` table), separate from the
 # JSON files' schema_version. A database written by a newer program is refused.
-PG_SCHEMA_VERSION = 1
+PG_SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE users (
@@ -104,8 +104,45 @@ CREATE TABLE invalid_memories (
     PRIMARY KEY (user_id, seq)
 );
 """
+# Version 2: what the gate needs to find a memory without reading the others, kept in
+# the same transaction as every write of `memories.data`: the memory's distinct content
+# terms (`memory_terms` by term, `memories.terms` by memory) and its source and creation
+# time (the daily quota). They are derived from `data` with `text.terms`: a change to how
+# terms are made needs a schema step that computes them again (`_index_existing`).
+_SCHEMA_2 = """
+ALTER TABLE memories ADD COLUMN source text, ADD COLUMN created_us bigint, ADD COLUMN terms text[];
+CREATE INDEX memories_by_creation ON memories (user_id, created_us) WHERE source = 'reflection';
+CREATE TABLE memory_terms (
+    user_id text NOT NULL,
+    term text NOT NULL,
+    memory_id text NOT NULL,
+    PRIMARY KEY (user_id, term, memory_id)
+);
+CREATE INDEX memory_terms_by_memory ON memory_terms (user_id, memory_id);
+"""
+
+
+def _index_existing(conn: psycopg.Connection[Any]) -> None:
+    """Fill version 2's columns and terms for the memories a version 1 database holds."""
+    conn.execute(_SCHEMA_2)
+    rows = conn.execute("SELECT user_id, id, data::text FROM memories").fetchall()
+    by_user: dict[str, list[Memory]] = {}
+    for user, _id, text in rows:
+        try:
+            by_user.setdefault(user, []).append(Memory.model_validate_json(text))
+        except (ValidationError, RecursionError):
+            continue  # moved aside by the next full read, as any unreadable row is
+    for user, memories in by_user.items():
+        _Tx(conn).many(
+            "UPDATE memories SET source = %s, created_us = %s, terms = %s "
+            "WHERE user_id = %s AND id = %s",
+            [(m.source, _micros(m.created_at), _terms_of(m), user, m.id) for m in memories],
+        )
+        _index_terms(_Tx(conn), user, memories)
+
+
 # Schema steps by the version they lead to; version 1 is `_SCHEMA` itself.
-_MIGRATIONS: dict[int, str] = {}
+_MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {2: _index_existing}
 _SCHEMA_LOCK = 0x6D656D7465737430  # "memtest0": one migrator at a time
 _CURRENT = ""  # sessions.name of the unnamed (current) session
 
@@ -193,8 +230,8 @@ def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
         found = row[0] if row else None
         if found is None:
             conn.execute(_SCHEMA)
-            conn.execute("INSERT INTO schema_version VALUES (%s)", (PG_SCHEMA_VERSION,))
-            return
+            conn.execute("INSERT INTO schema_version VALUES (1)")
+            found = 1
         if found > PG_SCHEMA_VERSION:
             raise StateError(
                 f"The PostgreSQL store {redacted(url)} has schema_version {found}, but this "
@@ -202,7 +239,7 @@ def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
                 "memory-test; nothing was changed."
             )
         for version in range(found + 1, PG_SCHEMA_VERSION + 1):
-            conn.execute(_MIGRATIONS[version])
+            _MIGRATIONS[version](conn)
             conn.execute("UPDATE schema_version SET version = %s", (version,))
 
 
@@ -338,17 +375,31 @@ class PostgresStore:
         lock_timeout: float,
         write_ltm: bool = True,
         known: Snapshot | None = None,
+        focus: Focus | None = None,
     ) -> tuple[T, list[str]]:
-        """Lock, re-read, merge, commit all at once; merge's result and any warnings."""
+        """Lock, re-read, merge, commit all at once; merge's result and any warnings.
+
+        With `focus`, only the memories it names are read (from `memory_terms` and the
+        indexed columns): the merge gets a partial snapshot, and the others stay as they are.
+        """
         warnings: list[str] = []
         with self._write(lock_timeout, "the change") as tx:
-            ltm, version = _read_ltm(
-                tx, self.user, now, warnings, move_aside=write_ltm, known=known
-            )
+            if focus is not None:
+                ltm, version = _read_focused(tx, self.user, focus)
+            else:
+                ltm, version = _read_ltm(
+                    tx, self.user, now, warnings, move_aside=write_ltm, known=known
+                )
             session = _read_session(tx, self.user, self._session_key, now, warnings)
             base = _baseline(ltm)
             change = merge(
-                Snapshot(ltm=ltm, session=session, warnings=warnings, ltm_digest=f"pg:{version}")
+                Snapshot(
+                    ltm=ltm,
+                    session=session,
+                    warnings=warnings,
+                    ltm_digest=f"pg:{version}",
+                    partial=focus is not None,
+                )
             )
             if write_ltm and change.ltm is not None:
                 _write_memories(tx, self.user, base, change.ltm)
@@ -418,6 +469,10 @@ class PostgresStore:
             target = Memory.model_validate_json(row[0])
             tx.run("DELETE FROM memories WHERE user_id = %s AND id = %s", (self.user, memory_id))
             tx.run(
+                "DELETE FROM memory_terms WHERE user_id = %s AND memory_id = %s",
+                (self.user, memory_id),
+            )
+            tx.run(
                 "DELETE FROM history WHERE user_id = %s AND memory_id = %s", (self.user, memory_id)
             )
             entry = HistoryEntry(
@@ -445,7 +500,7 @@ class PostgresStore:
                 "SELECT count(*) FROM memories WHERE user_id = %s", (self.user,)
             ).fetchone()
             count = int(row[0]) if row else 0
-            for table in ("memories", "history", "vectors", "invalid_memories"):
+            for table in ("memories", "memory_terms", "history", "vectors", "invalid_memories"):
                 tx.run(f"DELETE FROM {table} WHERE user_id = %s", (self.user,))
             tx.run(
                 "UPDATE users SET version = version + 1, vectors_version = vectors_version + 1, "
@@ -557,7 +612,7 @@ class _Tx:
         self.conn = conn
         self.committing = False
 
-    def run(self, query: str, params: tuple[Any, ...] = ()) -> psycopg.Cursor[Any]:
+    def run(self, query: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> psycopg.Cursor[Any]:
         _hook(query)
         return self.conn.execute(query, params)
 
@@ -629,11 +684,117 @@ def _read_ltm(
             (user, now, f"{memory_id}: {reason}", text),
         )
         tx.run("DELETE FROM memories WHERE user_id = %s AND id = %s", (user, memory_id))
+        tx.run("DELETE FROM memory_terms WHERE user_id = %s AND memory_id = %s", (user, memory_id))
     warnings.append(
         f"{len(rejected)} memory(ies) could not be read ({rejected[0][2]}); moved them to the "
         f"invalid_memories table; the other {len(ltm.memories)} are in use"
     )
     return ltm, int(version)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(at: datetime) -> int:
+    """Microseconds since 1970 (UTC), exactly as Python's datetime arithmetic counts them."""
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+# The memories holding at least `need` of text k's terms. Any such memory holds one of any
+# len - need + 1 of them, so only the rarest few are looked up in `memory_terms` (their
+# counts capped: a count only has to tell a rare term from a common one), and what they
+# find is then checked against each memory's own terms (`memories.terms`).
+_NEAR = """
+WITH q AS (
+    SELECT * FROM unnest(%(keys)s::int[], %(words)s::text[], %(needs)s::int[]) AS q(k, term, need)
+), counted AS (
+    SELECT q.*, (SELECT count(*) FROM (SELECT 1 FROM memory_terms t
+        WHERE t.user_id = %(user)s AND t.term = q.term LIMIT 500) AS capped) AS df
+    FROM q
+), ranked AS (
+    SELECT counted.*, row_number() OVER (PARTITION BY k ORDER BY df, term) AS rank,
+        count(*) OVER (PARTITION BY k) AS size
+    FROM counted
+), found AS (
+    SELECT DISTINCT r.k, t.memory_id FROM ranked r
+    JOIN memory_terms t ON t.user_id = %(user)s AND t.term = r.term
+    WHERE r.rank <= r.size - r.need + 1
+), wanted AS (
+    SELECT k, array_agg(term) AS terms, max(need) AS need FROM q GROUP BY k
+)
+SELECT m.id FROM found f
+JOIN wanted w ON w.k = f.k
+JOIN memories m ON m.user_id = %(user)s AND m.id = f.memory_id
+WHERE (SELECT count(*) FROM unnest(m.terms) AS x WHERE x = ANY(w.terms)) >= w.need
+"""
+
+
+def _read_focused(tx: _Tx, user: str, focus: Focus) -> tuple[LtmFile, int]:
+    """The memories `focus` names, in their stored order, as a partial LtmFile.
+
+    A memory is read when it is one of `focus.ids`, was created by reflection after
+    `focus.created_since`, or holds at least as many of a text's terms as the gate needs
+    before it compares the two (`same_fact_terms`): the gate then decides exactly as it
+    would over every memory. A row that does not validate is skipped here (reading it is
+    left to a full read, which moves it aside).
+    """
+    from .gate import same_fact_terms
+
+    keys: list[int] = []
+    words: list[str] = []
+    needs: list[int] = []
+    for k, text in enumerate(dict.fromkeys(focus.texts)):
+        wanted, need = same_fact_terms(text)
+        for term in sorted(wanted):
+            keys.append(k)
+            words.append(term)
+            needs.append(need)
+    since = None if focus.created_since is None else _micros(focus.created_since)
+    row = tx.run(
+        "SELECT next_seq, version, extra::text FROM users WHERE user_id = %s", (user,)
+    ).fetchone()
+    next_seq, version, extra = (1, 0, "{}") if row is None else row
+    rows = tx.run(
+        # One set of ids from three index lookups (an OR of them would scan every row).
+        "SELECT data::text FROM memories WHERE user_id = %(user)s AND id IN ("
+        " SELECT unnest(%(ids)s::text[])"
+        " UNION SELECT id FROM memories WHERE user_id = %(user)s AND source = 'reflection'"
+        "  AND created_us > %(since)s"
+        " UNION SELECT id FROM (" + _NEAR + ") AS near"
+        ") ORDER BY pos",
+        {
+            "user": user,
+            "ids": sorted(focus.ids),
+            "since": since,
+            "keys": keys,
+            "words": words,
+            "needs": needs,
+        },
+    ).fetchall()
+    head = json.loads(extra)
+    head.update(schema_version=SCHEMA_VERSION, next_seq=int(next_seq), history_bytes=0)
+    ltm = LtmFile.model_validate({**head, "memories": []})
+    for (text,) in rows:
+        try:
+            ltm.memories.append(Memory.model_validate_json(text))
+        except (ValidationError, RecursionError):
+            continue
+    return ltm, int(version)
+
+
+def _terms_of(memory: Memory) -> list[str]:
+    """The distinct content terms of a memory, as the gate compares them."""
+    from .text import terms
+
+    return sorted(set(terms(memory.content)))
+
+
+def _index_terms(tx: _Tx, user: str, memories: list[Memory]) -> None:
+    """Add the content terms of `memories` to `memory_terms`, one row per distinct term."""
+    tx.many(
+        "INSERT INTO memory_terms (user_id, term, memory_id) VALUES (%s, %s, %s)",
+        [(user, term, m.id) for m in memories for term in _terms_of(m)],
+    )
 
 
 def _read_session(
@@ -673,21 +834,40 @@ def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
     row = tx.run("SELECT next_pos FROM users WHERE user_id = %s", (user,)).fetchone()
     next_pos = int(row[0]) if row else 0
     upserts = []
+    reindexed: list[Memory] = []
     for memory in ltm.memories:
         before = base.fields.get(memory.id)
         if before is None or reordered or _changed(memory, before):
-            upserts.append((user, memory.id, next_pos, memory.model_dump_json()))
+            upserts.append(
+                (
+                    user,
+                    memory.id,
+                    next_pos,
+                    memory.model_dump_json(),
+                    memory.source,
+                    _micros(memory.created_at),
+                    _terms_of(memory),
+                )
+            )
             next_pos += 1
+            if before is None or memory.content != before[0].get("content"):
+                reindexed.append(memory)
     if removed:
         tx.run("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", (user, removed))
+    stale = removed + [m.id for m in reindexed if m.id in base.fields]
+    if stale:
+        tx.run("DELETE FROM memory_terms WHERE user_id = %s AND memory_id = ANY(%s)", (user, stale))
     # A changed memory moves to the end only if the order changed; otherwise it keeps its
     # position (the ON CONFLICT branch leaves pos alone).
     tx.many(
-        "INSERT INTO memories (user_id, id, pos, data) VALUES (%s, %s, %s, %s::jsonb) "
-        "ON CONFLICT (user_id, id) DO UPDATE SET data = EXCLUDED.data"
+        "INSERT INTO memories (user_id, id, pos, data, source, created_us, terms) "
+        "VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s) "
+        "ON CONFLICT (user_id, id) DO UPDATE SET data = EXCLUDED.data, "
+        "source = EXCLUDED.source, created_us = EXCLUDED.created_us, terms = EXCLUDED.terms"
         + (", pos = EXCLUDED.pos" if reordered else ""),
         upserts,
     )
+    _index_terms(tx, user, reindexed)
     extra = json.dumps(ltm.__pydantic_extra__ or {})
     tx.run(
         "UPDATE users SET next_seq = GREATEST(next_seq, %s), next_pos = %s, "

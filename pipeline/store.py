@@ -112,12 +112,31 @@ class Snapshot:
     """Both files as read; `warnings` says what could not be read and where it was moved.
 
     `ltm_digest` identifies the bytes `ltm` was parsed from (None if there was no file).
+    `partial` says `ltm.memories` holds only the memories a `Focus` asked for (in their
+    stored order; `next_seq` and the file's other fields are whole).
     """
 
     ltm: LtmFile
     session: SessionFile | None
     warnings: list[str] = field(default_factory=list)
     ltm_digest: str | None = None
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The memories a merge will look at, so that a store with an index may read only them.
+
+    `texts`: texts the gate compares with the stored memories; the memories that could be
+    the same fact as one of them (see `gate.same_fact_terms`) are enough. `ids`: memories
+    named directly (a reinforced or revised target, a memory to forget). `created_since`:
+    memories created by reflection after this instant (the daily quota counts them). A
+    store without such an index reads every memory, as without a focus.
+    """
+
+    texts: tuple[str, ...] = ()
+    ids: frozenset[str] = frozenset()
+    created_since: datetime | None = None
 
 
 @dataclass
@@ -1045,8 +1064,12 @@ class Store(Protocol):
         lock_timeout: float,
         write_ltm: bool = True,
         known: Snapshot | None = None,
+        focus: Focus | None = None,
     ) -> tuple[T, list[str]]:
-        """Lock, re-read, merge, commit all at once; merge's result and any warnings."""
+        """Lock, re-read, merge, commit all at once; merge's result and any warnings.
+
+        With `focus` the merge may be given only the memories it names (`Snapshot.partial`);
+        memories it is not given are left exactly as they are."""
         ...
 
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
@@ -1117,7 +1140,9 @@ class FileStore:
         lock_timeout: float,
         write_ltm: bool = True,
         known: Snapshot | None = None,
+        focus: Focus | None = None,
     ) -> tuple[T, list[str]]:
+        # One file holds every memory: reading all of them is the only way to read any.
         return transact(
             self.paths, merge, now=now, lock_timeout=lock_timeout, write_ltm=write_ltm, known=known
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from . import store
 from .apply import Applied, apply_decisions
@@ -484,6 +484,18 @@ def count_decisions(result: GateResult) -> dict[str, int]:
     return counts
 
 
+def commit_focus(proposal: Proposal, requests: Requests, now: datetime) -> store.Focus:
+    """The memories a turn's commit reads: those the gate may find the same fact as a
+    proposed text, those the proposal or a forget request names, and those created in
+    the day before `now` (the daily quota counts them)."""
+    texts = [c.content for c in proposal.candidates]
+    texts += [r.new_content for r in proposal.revisions if r.new_content is not None]
+    ids = set(proposal.aliases.values()) | requests.forget_ids
+    return store.Focus(
+        texts=tuple(texts), ids=frozenset(ids), created_since=now - timedelta(days=1)
+    )
+
+
 def commit_turn(
     state_store: store.Store,
     settings: Settings,
@@ -571,6 +583,7 @@ def commit_turn(
         lock_timeout=settings.lock_timeout,
         write_ltm=not no_ltm_writes,
         known=known,
+        focus=commit_focus(pending.proposal, pending.requests, now),
     )
     report.warnings.extend(warnings)
     report.result, report.writes = applied.result, applied.writes
