@@ -25,8 +25,16 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from .errors import ConfigError, LockTimeout, SaveFailed, StateError
-from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, Message, SessionFile
-from .store import Change, Focus, Snapshot
+from .models import (
+    LABELS,
+    SCHEMA_VERSION,
+    HistoryEntry,
+    LtmFile,
+    Memory,
+    Message,
+    SessionFile,
+)
+from .store import Change, Focus, Recall, Recalled, Snapshot
 
 if TYPE_CHECKING:
     import numpy as np
@@ -104,22 +112,35 @@ CREATE TABLE invalid_memories (
     PRIMARY KEY (user_id, seq)
 );
 """
-# Version 2: what the gate needs to find a memory without reading the others, kept in
-# the same transaction as every write of `memories.data`: the memory's distinct content
-# terms (`memory_terms` by term, `memories.terms` by memory) and its source and creation
-# time (the daily quota). They are derived from `data` with `text.terms`: a change to how
-# terms are made needs a schema step that computes them again (`_index_existing`).
+# Version 2: what the gate and lexical retrieval need to find memories without reading
+# the others, kept in the same transaction as every write of `memories.data`: each
+# memory's terms (`memory_terms` by term, with their counts in the content and in the
+# type and subject; `memories.terms`, the distinct content terms) and, as columns, the
+# fields that say whether and how it can rank (`_INDEXED`). They are derived from `data`
+# with `text.terms`: a change to how terms are made needs a schema step that computes them
+# again (`_index_existing`).
 _SCHEMA_2 = """
-ALTER TABLE memories ADD COLUMN source text, ADD COLUMN created_us bigint, ADD COLUMN terms text[];
+ALTER TABLE memories
+    ADD COLUMN terms text[], ADD COLUMN doc_len integer, ADD COLUMN type text,
+    ADD COLUMN status text, ADD COLUMN source text, ADD COLUMN decay text,
+    ADD COLUMN confidence float8, ADD COLUMN created_us bigint, ADD COLUMN reinforced_us bigint,
+    ADD COLUMN project text, ADD COLUMN agent text, ADD COLUMN personality text,
+    ADD COLUMN is_global boolean;
 CREATE INDEX memories_by_creation ON memories (user_id, created_us) WHERE source = 'reflection';
 CREATE TABLE memory_terms (
     user_id text NOT NULL,
     term text NOT NULL,
     memory_id text NOT NULL,
+    content_tf integer NOT NULL,
+    label_tf integer NOT NULL,
     PRIMARY KEY (user_id, term, memory_id)
 );
 CREATE INDEX memory_terms_by_memory ON memory_terms (user_id, memory_id);
 """
+_INDEXED = (
+    "terms, doc_len, type, status, source, decay, confidence, created_us, reinforced_us, "
+    "project, agent, personality, is_global"
+)
 
 
 def _index_existing(conn: psycopg.Connection[Any]) -> None:
@@ -132,11 +153,11 @@ def _index_existing(conn: psycopg.Connection[Any]) -> None:
             by_user.setdefault(user, []).append(Memory.model_validate_json(text))
         except (ValidationError, RecursionError):
             continue  # moved aside by the next full read, as any unreadable row is
+    columns = _INDEXED.replace(",", " = %s,") + " = %s"
     for user, memories in by_user.items():
         _Tx(conn).many(
-            "UPDATE memories SET source = %s, created_us = %s, terms = %s "
-            "WHERE user_id = %s AND id = %s",
-            [(m.source, _micros(m.created_at), _terms_of(m), user, m.id) for m in memories],
+            f"UPDATE memories SET {columns} WHERE user_id = %s AND id = %s",
+            [(*_indexed(m), user, m.id) for m in memories],
         )
         _index_terms(_Tx(conn), user, memories)
 
@@ -431,6 +452,48 @@ class PostgresStore:
                 )
         return change.result, warnings
 
+    def recall(self, request: Recall, *, now: datetime) -> Recalled | None:
+        """The memories a lexical retrieval can rank in its first `request.limit`, found
+        through `memory_terms` and the indexed columns, with BM25's counts over every
+        memory it could rank (see `_RECALL`), in one consistent read without the lock."""
+        from .retrieval import TYPE_PRIORITY, PoolStats
+
+        psycopg = _psycopg()
+        conn = self._conn()
+        scope = ["m.is_global"] + [
+            f"(m.{name} IS NULL OR m.{name} = %({name})s)"
+            for name in LABELS
+            if getattr(request.scope, name) is not None
+        ]
+        params = {
+            "user": self.user,
+            "now": _micros(now),
+            "horizon": float(request.horizon_hours),
+            "floor": float(request.min_confidence),
+            "limit": max(1, request.limit),
+            "priority": list(TYPE_PRIORITY),
+            **{name: getattr(request.scope, name) for name in LABELS},
+        }
+        visible = f"({' OR '.join(scope)})" if request.scope else "TRUE"
+        try:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                tx = _Tx(conn)
+                session = _read_session(tx, self.user, self._session_key)
+                weights = request.weights(session)
+                params["words"] = words = sorted(weights)
+                params["weights"] = [float(weights[w]) for w in words]
+                row = tx.run(_RECALL.replace("{visible}", visible), params).fetchone()
+                found = row[0] if row else {}
+                ltm, version = _read_focused(tx, self.user, Focus(ids=frozenset(found["ids"])))
+        except psycopg.Error as exc:
+            raise StateError(
+                f"Cannot read from {redacted(self.url)}: {_first_line(exc)}. Nothing was changed."
+            ) from None
+        snapshot = Snapshot(ltm=ltm, session=session, ltm_digest=f"pg:{version}", partial=True)
+        stats = PoolStats(n=found["n"], total_len=found["total"], df=found["df"])
+        return Recalled(snapshot=snapshot, stats=stats, total=found["count"])
+
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
         query = "SELECT data::text FROM history WHERE user_id = %s ORDER BY seq"
         params: tuple[str, ...] = (self.user,)
@@ -709,7 +772,8 @@ WITH q AS (
     SELECT * FROM unnest(%(keys)s::int[], %(words)s::text[], %(needs)s::int[]) AS q(k, term, need)
 ), counted AS (
     SELECT q.*, (SELECT count(*) FROM (SELECT 1 FROM memory_terms t
-        WHERE t.user_id = %(user)s AND t.term = q.term LIMIT 500) AS capped) AS df
+        WHERE t.user_id = %(user)s AND t.term = q.term AND t.content_tf > 0 LIMIT 500)
+        AS capped) AS df
     FROM q
 ), ranked AS (
     SELECT counted.*, row_number() OVER (PARTITION BY k ORDER BY df, term) AS rank,
@@ -717,7 +781,7 @@ WITH q AS (
     FROM counted
 ), found AS (
     SELECT DISTINCT r.k, t.memory_id FROM ranked r
-    JOIN memory_terms t ON t.user_id = %(user)s AND t.term = r.term
+    JOIN memory_terms t ON t.user_id = %(user)s AND t.term = r.term AND t.content_tf > 0
     WHERE r.rank <= r.size - r.need + 1
 ), wanted AS (
     SELECT k, array_agg(term) AS terms, max(need) AS need FROM q GROUP BY k
@@ -726,6 +790,81 @@ SELECT m.id FROM found f
 JOIN wanted w ON w.k = f.k
 JOIN memories m ON m.user_id = %(user)s AND m.id = f.memory_id
 WHERE (SELECT count(*) FROM unnest(m.terms) AS x WHERE x = ANY(w.terms)) >= w.need
+"""
+
+
+# A memory's confidence after decay, as `Memory.current_confidence` computes it: the same
+# float8 operations in the same order, so the two agree to the last bit (for ages under
+# 2**53 microseconds, about 285 years, which float8 counts exactly).
+_DECAYED = """CASE m.decay
+    WHEN 'contextual' THEN m.confidence * greatest(0.0::float8, 1.0::float8 - greatest(0.0::float8,
+        (%(now)s::bigint - m.created_us)::float8 / 1000000.0::float8 / 3600.0::float8)
+        / %(horizon)s::float8)
+    WHEN 'reinforceable' THEN m.confidence * greatest(0.0::float8, 1.0::float8 - greatest(
+        0.0::float8, (%(now)s::bigint - m.reinforced_us)::float8 / 1000000.0::float8
+        / 3600.0::float8) / %(horizon)s::float8)
+    ELSE m.confidence END"""
+
+# What `retrieve_relevant` ranks (the pool: active, visible from the scope, confident
+# enough after decay) and, of it, every memory that can be in the first `limit`:
+# - by BM25 (scored here in float8; the ranking in Python recomputes it exactly, so a
+#   margin far above float8's error keeps every memory that could tie the last one);
+# - by confidence, recency and id: a memory matching no query term ranks by these alone,
+#   after every memory that matches and is at least as confident, so the first `limit`
+#   of them hold every non-matching memory that can be shown (needed only while such a
+#   memory, whose score is at most 0.01, can beat the last one shown);
+# - by type priority, the order when no memory matches at all.
+# With them: the pool's size, total length and document frequencies, for exact scores.
+# The pool is filtered where it is read (a materialised pool costs more than the scans).
+_POOL = (
+    "m.user_id = %(user)s AND m.status = 'active' AND {visible} AND " + _DECAYED + " >= %(floor)s"
+)
+_RECALL = f"""
+WITH stats AS MATERIALIZED (
+    SELECT count(*) AS n, coalesce(sum(m.doc_len), 0) AS total FROM memories m WHERE {_POOL}
+), q AS (
+    SELECT * FROM unnest(%(words)s::text[], %(weights)s::float8[]) AS q(term, weight)
+), hits AS MATERIALIZED (
+    SELECT m.id, q.term, q.weight, (t.content_tf + t.label_tf)::float8 AS tf, m.doc_len,
+        {_DECAYED} AS conf
+    FROM memory_terms t
+    JOIN q ON t.term = q.term
+    JOIN memories m ON m.user_id = t.user_id AND m.id = t.memory_id
+    WHERE t.user_id = %(user)s AND {_POOL}
+), df AS MATERIALIZED (
+    SELECT term, count(*) AS df FROM hits GROUP BY term
+), ranked AS MATERIALIZED (
+    SELECT h.id, sum(h.weight * ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * h.tf * 2.2
+        / (h.tf + 1.2 * (0.25 + 0.75 * h.doc_len / (s.total::float8 / s.n))))
+        * (0.5 + 0.5 * min(h.conf)) + 0.01 * min(h.conf) AS score
+    FROM hits h JOIN df d ON d.term = h.term CROSS JOIN stats s
+    GROUP BY h.id
+), cut AS MATERIALIZED (
+    SELECT score FROM ranked ORDER BY score DESC OFFSET %(limit)s - 1 LIMIT 1
+), picked AS (
+    SELECT id FROM ranked
+    WHERE score >= coalesce((SELECT score FROM cut), '-infinity'::float8) - 1e-6
+    UNION SELECT id FROM (
+        SELECT m.id FROM memories m WHERE {_POOL}
+        ORDER BY {_DECAYED} DESC, m.reinforced_us DESC, m.id COLLATE "C"
+        LIMIT %(limit)s
+    ) AS confident
+    WHERE coalesce((SELECT score FROM cut), 0) <= 0.0100001
+    UNION SELECT id FROM (
+        SELECT m.id FROM memories m WHERE {_POOL}
+        ORDER BY coalesce(array_position(%(priority)s::text[], m.type), 1000),
+            {_DECAYED} DESC, m.reinforced_us DESC, m.id COLLATE "C"
+        LIMIT %(limit)s
+    ) AS prior
+    WHERE NOT EXISTS (SELECT FROM hits)
+)
+SELECT json_build_object(
+    'n', (SELECT n FROM stats),
+    'total', (SELECT total FROM stats),
+    'df', (SELECT coalesce(json_object_agg(term, df), '{{}}'::json) FROM df),
+    'ids', (SELECT coalesce(json_agg(id), '[]'::json) FROM picked),
+    'count', (SELECT count(*) FROM memories WHERE user_id = %(user)s)
+)
 """
 
 
@@ -782,18 +921,50 @@ def _read_focused(tx: _Tx, user: str, focus: Focus) -> tuple[LtmFile, int]:
     return ltm, int(version)
 
 
-def _terms_of(memory: Memory) -> list[str]:
-    """The distinct content terms of a memory, as the gate compares them."""
+def _label_terms(memory: Memory) -> tuple[str, ...]:
+    """The terms retrieval adds to a memory's content terms (see `MemoryIndex`)."""
     from .text import terms
 
-    return sorted(set(terms(memory.content)))
+    return (*terms(memory.type), *terms(memory.subject))
+
+
+def _indexed(memory: Memory) -> tuple[Any, ...]:
+    """The values of the `_INDEXED` columns for one memory."""
+    from .text import terms
+
+    content = terms(memory.content)
+    return (
+        sorted(set(content)),
+        len(content) + len(_label_terms(memory)),
+        memory.type,
+        memory.status,
+        memory.source,
+        memory.decay,
+        memory.confidence,
+        _micros(memory.created_at),
+        _micros(memory.last_reinforced),
+        memory.project,
+        memory.agent,
+        memory.personality,
+        memory.is_global,
+    )
 
 
 def _index_terms(tx: _Tx, user: str, memories: list[Memory]) -> None:
-    """Add the content terms of `memories` to `memory_terms`, one row per distinct term."""
+    """Add the terms of `memories` to `memory_terms`, one row per distinct term."""
+    from collections import Counter
+
+    from .text import terms
+
+    rows = []
+    for m in memories:
+        content, labels = Counter(terms(m.content)), Counter(_label_terms(m))
+        for term in sorted(content.keys() | labels.keys()):
+            rows.append((user, term, m.id, content[term], labels[term]))
     tx.many(
-        "INSERT INTO memory_terms (user_id, term, memory_id) VALUES (%s, %s, %s)",
-        [(user, term, m.id) for m in memories for term in _terms_of(m)],
+        "INSERT INTO memory_terms (user_id, term, memory_id, content_tf, label_tf) "
+        "VALUES (%s, %s, %s, %s, %s)",
+        rows,
     )
 
 
@@ -838,19 +1009,12 @@ def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
     for memory in ltm.memories:
         before = base.fields.get(memory.id)
         if before is None or reordered or _changed(memory, before):
-            upserts.append(
-                (
-                    user,
-                    memory.id,
-                    next_pos,
-                    memory.model_dump_json(),
-                    memory.source,
-                    _micros(memory.created_at),
-                    _terms_of(memory),
-                )
-            )
+            upserts.append((user, memory.id, next_pos, memory.model_dump_json(), *_indexed(memory)))
             next_pos += 1
-            if before is None or memory.content != before[0].get("content"):
+            if before is None or any(
+                getattr(memory, name) != before[0].get(name)
+                for name in ("content", "type", "subject")
+            ):
                 reindexed.append(memory)
     if removed:
         tx.run("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", (user, removed))
@@ -860,10 +1024,10 @@ def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
     # A changed memory moves to the end only if the order changed; otherwise it keeps its
     # position (the ON CONFLICT branch leaves pos alone).
     tx.many(
-        "INSERT INTO memories (user_id, id, pos, data, source, created_us, terms) "
-        "VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s) "
+        f"INSERT INTO memories (user_id, id, pos, data, {_INDEXED}) "
+        f"VALUES (%s, %s, %s, %s::jsonb{', %s' * _INDEXED.count(',')}, %s) "
         "ON CONFLICT (user_id, id) DO UPDATE SET data = EXCLUDED.data, "
-        "source = EXCLUDED.source, created_us = EXCLUDED.created_us, terms = EXCLUDED.terms"
+        + ", ".join(f"{c} = EXCLUDED.{c}" for c in _INDEXED.split(", "))
         + (", pos = EXCLUDED.pos" if reordered else ""),
         upserts,
     )

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,11 +31,21 @@ from .errors import (
     StateFolderError,
     UnsafeFile,
 )
-from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, Message, SessionFile
+from .models import (
+    SCHEMA_VERSION,
+    HistoryEntry,
+    LtmFile,
+    Memory,
+    Message,
+    Scope,
+    SessionFile,
+)
 from .safeio import DEFAULT_MAX_BYTES, check_regular_or_missing, open_regular, read_regular
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .retrieval import PoolStats
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -137,6 +147,30 @@ class Focus:
     texts: tuple[str, ...] = ()
     ids: frozenset[str] = frozenset()
     created_since: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What a turn's lexical retrieval will rank, for a store that can find it by index:
+    the query's weighted terms (given the session as stored: earlier turns weigh in), the
+    scope it sees, the confidence floor (after decay over `horizon_hours`) and how many
+    memories it shows at most."""
+
+    weights: Callable[[SessionFile | None], Mapping[str, float]]
+    scope: Scope
+    min_confidence: float
+    horizon_hours: float
+    limit: int
+
+
+@dataclass
+class Recalled:
+    """A partial snapshot holding every memory that can rank in a `Recall`'s first
+    `limit`, BM25's counts over all it could rank, and how many memories there are."""
+
+    snapshot: Snapshot
+    stats: PoolStats
+    total: int
 
 
 @dataclass
@@ -1072,6 +1106,11 @@ class Store(Protocol):
         memories it is not given are left exactly as they are."""
         ...
 
+    def recall(self, request: Recall, *, now: datetime) -> Recalled | None:
+        """The memories a lexical retrieval can rank first, read through an index with the
+        session; None when this store has no such index (then `load` everything)."""
+        ...
+
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
         """The committed history (of one memory, if given), oldest first."""
         ...
@@ -1146,6 +1185,9 @@ class FileStore:
         return transact(
             self.paths, merge, now=now, lock_timeout=lock_timeout, write_ltm=write_ltm, known=known
         )
+
+    def recall(self, request: Recall, *, now: datetime) -> Recalled | None:
+        return None  # ltm.json is read whole either way
 
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
         return read_history(self.paths, ltm, memory_id)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 from datetime import timedelta
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,9 +27,11 @@ from pipeline.models import (
     RevisionIn,
     Scope,
 )
-from pipeline.retrieval import gate_view
-from pipeline.store import Change, Focus, Snapshot
-from pipeline.turn import Proposal, Requests, commit_focus, forget_on_disk
+from pipeline.retrieval import PoolStats, gate_view, in_scope, query_weights, retrieve_relevant
+from pipeline.store import Change, Focus, Recall, Snapshot
+from pipeline.turn import Proposal, Requests, commit_focus, forget_on_disk, run_turn
+from tests.helpers import echo_responder, make_settings
+from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, candidates, contents, revisions
 
 POLICY = Policy(max_per_turn=2, max_per_day=2)
@@ -312,3 +316,205 @@ def test_a_version_1_database_is_indexed_when_opened(pg_url: str) -> None:
     assert found == ["mem_0001"]
     version = pgstore.connection(pg_url).execute("SELECT version FROM schema_version").fetchone()
     assert version == (pgstore.PG_SCHEMA_VERSION,)
+
+
+# --- Retrieval through the index --------------------------------------------------------------
+
+_QUERY_WORDS = st.sampled_from(
+    ["tea", "green", "jazz", "chess", "cats", "French", "sister", "likes", "user", "habit",
+     "preference", "peanuts", "hiking", "what", "do", "I", "2", "北京"]
+)  # fmt: skip
+
+
+@st.composite
+def ranked_stores(draw: st.DrawFn) -> list[Memory]:
+    """Memories with every field retrieval reads: status, decay and its age, confidence,
+    type, subject, labels; many share words, so BM25 and its ties matter."""
+    texts = draw(st.lists(contents, min_size=1, max_size=14))
+    memories = []
+    for i, text in enumerate(texts):
+        created = NOW - timedelta(hours=draw(st.integers(min_value=0, max_value=2000)))
+        reinforced = created + timedelta(hours=draw(st.integers(min_value=0, max_value=30)))
+        memories.append(
+            Memory(
+                id=f"mem_{i + 1:04d}",
+                type=draw(st.sampled_from(["preference", "habit", "boundary", "identity"])),
+                subject=draw(st.sampled_from(["user", "other"])),
+                content=text,
+                confidence=draw(st.sampled_from([0.5, 0.7, 0.8, 0.9, 1.0])),
+                created_at=created,
+                last_reinforced=min(reinforced, NOW),
+                status=draw(st.sampled_from(["active", "active", "active", "forgotten", "draft"])),
+                decay=draw(st.sampled_from(["stable", "contextual", "reinforceable"])),
+                project=draw(st.sampled_from([None, None, "garden", "work"])),
+                is_global=draw(st.booleans()),
+            )
+        )
+    return memories
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    memories=ranked_stores(),
+    asked=st.tuples(
+        st.lists(_QUERY_WORDS, max_size=4).map(" ".join),
+        st.lists(st.lists(_QUERY_WORDS, max_size=3).map(" ".join), max_size=3),
+    ),
+    shown_at_most=st.integers(min_value=1, max_value=6),
+    rules=st.tuples(st.sampled_from([0.0, 0.6, 0.65, 0.75]), st.sampled_from(SCOPES)),
+)
+def test_retrieval_through_the_index_ranks_as_over_every_memory(
+    shared_url: str,
+    memories: list[Memory],
+    asked: tuple[str, list[str]],
+    shown_at_most: int,
+    rules: tuple[float, Scope],
+) -> None:
+    """For varied stores, queries (with earlier turns), limits, confidence floors and
+    scopes, retrieval given the memories the store's index recalls, with the pool's
+    counts, shows the same memories in the same order with the same scores and matched
+    words, chosen by the same rule, as retrieval given every memory."""
+    query, history = asked[0], asked[1][-2:]
+    (floor, scope), limit = rules, shown_at_most
+    _same_ranking(shared_url, memories, query, history, limit=limit, floor=floor, scope=scope)
+
+
+def _same_ranking(
+    url: str,
+    memories: list[Memory],
+    query: str,
+    history: list[str],
+    *,
+    limit: int,
+    floor: float,
+    scope: Scope,
+) -> None:
+    """Retrieval over what `recall` reads equals retrieval over every memory."""
+    s = _store_of(url, memories)
+    request = Recall(
+        weights=lambda _session: query_weights(query, history),
+        scope=scope,
+        min_confidence=floor,
+        horizon_hours=720.0,
+        limit=limit,
+    )
+    recalled = s.recall(request, now=NOW)
+    assert recalled is not None
+    assert recalled.snapshot.partial
+    assert recalled.total == len(memories)
+
+    def shown(seen: list[Memory], stats: PoolStats | None) -> tuple[str, list[Any]]:
+        result = retrieve_relevant(
+            in_scope(seen, scope),
+            query=query,
+            history=history,
+            min_confidence=floor,
+            token_budget=10_000,
+            max_items=limit,
+            now=NOW,
+            horizon_hours=720.0,
+            stats=stats,
+        )
+        return result.selection_mode, [
+            (r.memory.id, r.alias, r.score, r.matched, r.confidence) for r in result.used
+        ]
+
+    full = shown(s.load(now=NOW).ltm.memories, None)
+    assert shown(recalled.snapshot.ltm.memories, recalled.stats) == full
+
+
+def test_memories_sharing_no_word_fill_the_list_by_confidence(pg_url: str) -> None:
+    """With fewer matching memories than places, the rest are the most confident of the
+    others (not the first by type priority): the index reads those too."""
+
+    def stored(i: int, content: str, type: str, confidence: float) -> Memory:
+        at = NOW - timedelta(hours=i)
+        return Memory(
+            id=f"mem_{i:04d}",
+            type=type,
+            subject="user",
+            content=content,
+            confidence=confidence,
+            created_at=at,
+            last_reinforced=at,
+        )
+
+    memories = [
+        stored(1, "User plays chess", "habit", 0.7),
+        stored(2, "User never eats after eight", "boundary", 0.7),
+        stored(3, "User is a nurse", "identity", 0.75),
+        stored(4, "User swims every morning", "habit", 1.0),
+        stored(5, "User grows basil", "habit", 0.95),
+    ]
+    _same_ranking(pg_url, memories, "chess", [], limit=3, floor=0.65, scope=Scope())
+
+
+def _no_full_load(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("a lexical turn on PostgreSQL loaded every memory")
+
+
+def test_a_turn_on_postgresql_shows_and_decides_as_on_the_files(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same memories in the JSON files and in PostgreSQL, the same turns (a new fact,
+    a repeat of a stored one, a question): the PostgreSQL turns, which read through the
+    index and never load every memory, show the same memories with the same scores,
+    decide the same, and report the same memory count."""
+    memories = [
+        Memory(
+            id=f"mem_{i:04d}",
+            type=type,
+            subject="user",
+            content=content,
+            confidence=confidence,
+            created_at=NOW - timedelta(days=i),
+            last_reinforced=NOW - timedelta(days=i),
+            decay=decay,
+        )
+        for i, (content, type, confidence, decay) in enumerate(
+            [
+                ("User likes green tea", "preference", 0.9, "stable"),
+                ("User plays chess on Sundays", "habit", 0.8, "reinforceable"),
+                ("User's sister lives in Porto", "relationship", 0.95, "stable"),
+                ("User never drinks coffee after noon", "boundary", 0.7, "stable"),
+                ("User is learning French", "skill", 0.85, "contextual"),
+            ],
+            start=1,
+        )
+    ]
+    turns = [
+        "which tea for chess night?",
+        "remember: User grows basil on the balcony",
+        "remember: User likes green tea",
+        "tell me about my sister and tea",
+    ]
+    seen: dict[str, list[Any]] = {}
+    with ScriptedLLM(responder=echo_responder) as server:
+        for name, extra in (("files", {}), ("postgresql", {"MEMTEST_STORE": pg_url})):
+            settings_ = make_settings(server, tmp_path / name, **extra)
+            settings_.store.transact(
+                lambda _d: Change(result=None, ltm=LtmFile(next_seq=6, memories=memories)),
+                now=NOW,
+                lock_timeout=5,
+            )
+            if extra:
+                monkeypatch.setattr(pgstore.PostgresStore, "load", _no_full_load)
+            ticks = iter(NOW + timedelta(hours=1, seconds=n) for n in range(100))
+            reports = [run_turn(text, settings_, clock=partial(next, ticks)) for text in turns]
+            seen[name] = [
+                (
+                    r.memory_count,
+                    r.selection_mode,
+                    [(u.memory.id, u.score, u.matched) for u in r.used],
+                    r.result,
+                    r.writes,
+                )
+                for r in reports
+            ]
+    assert seen["postgresql"] == seen["files"]
+    assert seen["files"][1][4][0]["event"] == "created"
+    assert seen["files"][2][4][0]["event"] == "merged"
