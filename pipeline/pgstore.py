@@ -244,6 +244,15 @@ def _first_line(exc: BaseException) -> str:
 
 def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
     """Create the tables, or bring an older schema up to date; refuse a newer one."""
+    # The usual case, a database already at this version, costs one statement; anything
+    # else (no table yet, an older or newer version) is settled under the schema lock.
+    psycopg = _psycopg()
+    try:
+        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    except psycopg.errors.UndefinedTable:
+        row = None
+    if row is not None and row[0] == PG_SCHEMA_VERSION:
+        return
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
@@ -821,7 +830,9 @@ _POOL = (
 )
 _RECALL = f"""
 WITH stats AS MATERIALIZED (
-    SELECT count(*) AS n, coalesce(sum(m.doc_len), 0) AS total FROM memories m WHERE {_POOL}
+    SELECT count(*) FILTER (WHERE {_POOL}) AS n,
+        coalesce(sum(m.doc_len) FILTER (WHERE {_POOL}), 0) AS total, count(*) AS stored
+    FROM memories m WHERE m.user_id = %(user)s
 ), q AS (
     SELECT * FROM unnest(%(words)s::text[], %(weights)s::float8[]) AS q(term, weight)
 ), hits AS MATERIALIZED (
@@ -832,13 +843,16 @@ WITH stats AS MATERIALIZED (
     JOIN memories m ON m.user_id = t.user_id AND m.id = t.memory_id
     WHERE t.user_id = %(user)s AND {_POOL}
 ), df AS MATERIALIZED (
-    SELECT term, count(*) AS df FROM hits GROUP BY term
+    SELECT h.term, count(*) AS df, ln(1 + (s.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf,
+        s.total::float8 / s.n AS avg_len
+    FROM hits h CROSS JOIN stats s GROUP BY h.term, s.n, s.total
 ), ranked AS MATERIALIZED (
-    SELECT h.id, sum(h.weight * ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * h.tf * 2.2
-        / (h.tf + 1.2 * (0.25 + 0.75 * h.doc_len / (s.total::float8 / s.n))))
-        * (0.5 + 0.5 * min(h.conf)) + 0.01 * min(h.conf) AS score
-    FROM hits h JOIN df d ON d.term = h.term CROSS JOIN stats s
-    GROUP BY h.id
+    SELECT id, bm25 * (0.5 + 0.5 * conf) + 0.01 * conf AS score FROM (
+        SELECT h.id, min(h.conf) AS conf, sum(h.weight * d.idf * h.tf * 2.2
+            / (h.tf + 1.2 * (0.25 + 0.75 * h.doc_len / d.avg_len))) AS bm25
+        FROM hits h JOIN df d ON d.term = h.term
+        GROUP BY h.id
+    ) AS summed
 ), cut AS MATERIALIZED (
     SELECT score FROM ranked ORDER BY score DESC OFFSET %(limit)s - 1 LIMIT 1
 ), picked AS (
@@ -863,7 +877,7 @@ SELECT json_build_object(
     'total', (SELECT total FROM stats),
     'df', (SELECT coalesce(json_object_agg(term, df), '{{}}'::json) FROM df),
     'ids', (SELECT coalesce(json_agg(id), '[]'::json) FROM picked),
-    'count', (SELECT count(*) FROM memories WHERE user_id = %(user)s)
+    'count', (SELECT stored FROM stats)
 )
 """
 
