@@ -739,7 +739,7 @@ class Memory:
         these. Secrets, planted instructions, junk and duplicates are still refused. All of
         it is one commit, however many memories."""
         from .apply import apply_decisions
-        from .batch import gate_many
+        from .batch import DIRECT_MAX, gate_many
         from .retrieval import gate_view
 
         policy = replace(
@@ -790,8 +790,14 @@ class Memory:
                 result=verdicts, ltm=disk.ltm if applied.writes else None, history=applied.history
             )
 
+        # A single new text is compared with its possible same facts only (gate_many takes
+        # more than one through an index whose order depends on every memory); an import
+        # keeps ids, which are checked against every memory.
+        focus = None
+        if originals is None and len(candidates) <= DIRECT_MAX:
+            focus = store.Focus(texts=tuple(c.content for c in candidates))
         verdicts, warnings = self.settings.store.transact(
-            merge, now=utcnow(), lock_timeout=self.settings.lock_timeout
+            merge, now=utcnow(), lock_timeout=self.settings.lock_timeout, focus=focus
         )
         self._note(warnings)
         self._embed_written(created)

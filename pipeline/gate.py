@@ -33,7 +33,7 @@ from .text import NEGATIONS, count_cjk, dedupe_key, fold, terms
 if TYPE_CHECKING:
     from .judge import Judge
 
-__all__ = ["find_secret", "gate", "is_duplicate", "redact", "screen_content"]
+__all__ = ["find_secret", "gate", "is_duplicate", "redact", "same_fact_terms", "screen_content"]
 
 # --- Content screens ----------------------------------------------------------------------
 # Secrets are found by their values (credentials.py) and planted instructions by their
@@ -358,6 +358,17 @@ def _fingerprint(text: str) -> _Fingerprint:
     return _Fingerprint.compute(text)
 
 
+def _shared_needed(wanted: frozenset[str]) -> int:
+    return math.ceil(NEAR_DUPLICATE_JACCARD * len(wanted) - 1e-9)
+
+
+def same_fact_terms(text: str) -> tuple[frozenset[str], int]:
+    """The terms of `text`, and how many of them a stored memory's terms must include to
+    be compared with it as a possible same fact (no stored memory with fewer ever is)."""
+    wanted = _Fingerprint.of(text).terms
+    return wanted, _shared_needed(wanted) if wanted else 0
+
+
 class _StoredFacts:
     """The store's memories, searched for the same fact without fingerprinting them all.
 
@@ -380,8 +391,7 @@ class _StoredFacts:
     def _search(self, fingerprint: _Fingerprint, exclude: str | None) -> str | None:
         if not fingerprint.terms:
             return None  # a text with no terms is the same fact as nothing
-        need = math.ceil(NEAR_DUPLICATE_JACCARD * len(fingerprint.terms) - 1e-9)
-        wanted = fingerprint.terms
+        wanted, need = fingerprint.terms, _shared_needed(fingerprint.terms)
         for memory_id, content in self.items:
             if memory_id == exclude or len(wanted.intersection(terms(content))) < need:
                 continue

@@ -19,15 +19,23 @@ import re
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from .errors import ConfigError, LockTimeout, NotEmpty, SaveFailed, StateError
-from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, Message, SessionFile
-from .store import Change, Snapshot, UserState
+from .models import (
+    LABELS,
+    SCHEMA_VERSION,
+    HistoryEntry,
+    LtmFile,
+    Memory,
+    Message,
+    SessionFile,
+)
+from .store import Change, Focus, Recall, Recalled, Snapshot, UserState
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,7 +45,7 @@ T = TypeVar("T")
 
 # The database schema's own version (the `schema_version` table), separate from the
 # JSON files' schema_version. A database written by a newer program is refused.
-PG_SCHEMA_VERSION = 1
+PG_SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE users (
@@ -105,8 +113,58 @@ CREATE TABLE invalid_memories (
     PRIMARY KEY (user_id, seq)
 );
 """
+# Version 2: what the gate and lexical retrieval need to find memories without reading
+# the others, kept in the same transaction as every write of `memories.data`: each
+# memory's terms (`memory_terms` by term, with their counts in the content and in the
+# type and subject; `memories.terms`, the distinct content terms) and, as columns, the
+# fields that say whether and how it can rank (`_INDEXED`). They are derived from `data`
+# with `text.terms`: a change to how terms are made needs a schema step that computes them
+# again (`_index_existing`).
+_SCHEMA_2 = """
+ALTER TABLE memories
+    ADD COLUMN terms text[], ADD COLUMN doc_len integer, ADD COLUMN type text,
+    ADD COLUMN status text, ADD COLUMN source text, ADD COLUMN decay text,
+    ADD COLUMN confidence float8, ADD COLUMN created_us bigint, ADD COLUMN reinforced_us bigint,
+    ADD COLUMN project text, ADD COLUMN agent text, ADD COLUMN personality text,
+    ADD COLUMN is_global boolean;
+CREATE INDEX memories_by_creation ON memories (user_id, created_us) WHERE source = 'reflection';
+CREATE TABLE memory_terms (
+    user_id text NOT NULL,
+    term text NOT NULL,
+    memory_id text NOT NULL,
+    content_tf integer NOT NULL,
+    label_tf integer NOT NULL,
+    PRIMARY KEY (user_id, term, memory_id)
+);
+CREATE INDEX memory_terms_by_memory ON memory_terms (user_id, memory_id);
+"""
+_INDEXED = (
+    "terms, doc_len, type, status, source, decay, confidence, created_us, reinforced_us, "
+    "project, agent, personality, is_global"
+)
+
+
+def _index_existing(conn: psycopg.Connection[Any]) -> None:
+    """Fill version 2's columns and terms for the memories a version 1 database holds."""
+    conn.execute(_SCHEMA_2)
+    rows = conn.execute("SELECT user_id, id, data::text FROM memories").fetchall()
+    by_user: dict[str, list[Memory]] = {}
+    for user, _id, text in rows:
+        try:
+            by_user.setdefault(user, []).append(Memory.model_validate_json(text))
+        except (ValidationError, RecursionError):
+            continue  # moved aside by the next full read, as any unreadable row is
+    columns = _INDEXED.replace(",", " = %s,") + " = %s"
+    for user, memories in by_user.items():
+        _Tx(conn).many(
+            f"UPDATE memories SET {columns} WHERE user_id = %s AND id = %s",
+            [(*_indexed(m), user, m.id) for m in memories],
+        )
+        _index_terms(_Tx(conn), user, memories)
+
+
 # Schema steps by the version they lead to; version 1 is `_SCHEMA` itself.
-_MIGRATIONS: dict[int, str] = {}
+_MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {2: _index_existing}
 _SCHEMA_LOCK = 0x6D656D7465737430  # "memtest0": one migrator at a time
 _CURRENT = ""  # sessions.name of the unnamed (current) session
 
@@ -187,6 +245,15 @@ def _first_line(exc: BaseException) -> str:
 
 def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
     """Create the tables, or bring an older schema up to date; refuse a newer one."""
+    # The usual case, a database already at this version, costs one statement; anything
+    # else (no table yet, an older or newer version) is settled under the schema lock.
+    psycopg = _psycopg()
+    try:
+        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    except psycopg.errors.UndefinedTable:
+        row = None
+    if row is not None and row[0] == PG_SCHEMA_VERSION:
+        return
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
@@ -194,8 +261,8 @@ def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
         found = row[0] if row else None
         if found is None:
             conn.execute(_SCHEMA)
-            conn.execute("INSERT INTO schema_version VALUES (%s)", (PG_SCHEMA_VERSION,))
-            return
+            conn.execute("INSERT INTO schema_version VALUES (1)")
+            found = 1
         if found > PG_SCHEMA_VERSION:
             raise StateError(
                 f"The PostgreSQL store {redacted(url)} has schema_version {found}, but this "
@@ -203,7 +270,7 @@ def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
                 "memory-test; nothing was changed."
             )
         for version in range(found + 1, PG_SCHEMA_VERSION + 1):
-            conn.execute(_MIGRATIONS[version])
+            _MIGRATIONS[version](conn)
             conn.execute("UPDATE schema_version SET version = %s", (version,))
 
 
@@ -339,17 +406,31 @@ class PostgresStore:
         lock_timeout: float,
         write_ltm: bool = True,
         known: Snapshot | None = None,
+        focus: Focus | None = None,
     ) -> tuple[T, list[str]]:
-        """Lock, re-read, merge, commit all at once; merge's result and any warnings."""
+        """Lock, re-read, merge, commit all at once; merge's result and any warnings.
+
+        With `focus`, only the memories it names are read (from `memory_terms` and the
+        indexed columns): the merge gets a partial snapshot, and the others stay as they are.
+        """
         warnings: list[str] = []
         with self._write(lock_timeout, "the change") as tx:
-            ltm, version = _read_ltm(
-                tx, self.user, now, warnings, move_aside=write_ltm, known=known
-            )
+            if focus is not None:
+                ltm, version = _read_focused(tx, self.user, focus)
+            else:
+                ltm, version = _read_ltm(
+                    tx, self.user, now, warnings, move_aside=write_ltm, known=known
+                )
             session = _read_session(tx, self.user, self._session_key, now, warnings)
             base = _baseline(ltm)
             change = merge(
-                Snapshot(ltm=ltm, session=session, warnings=warnings, ltm_digest=f"pg:{version}")
+                Snapshot(
+                    ltm=ltm,
+                    session=session,
+                    warnings=warnings,
+                    ltm_digest=f"pg:{version}",
+                    partial=focus is not None,
+                )
             )
             if write_ltm and change.ltm is not None:
                 _write_memories(tx, self.user, base, change.ltm)
@@ -380,6 +461,48 @@ class PostgresStore:
                     (self.user, self._session_key, change.session.model_dump_json()),
                 )
         return change.result, warnings
+
+    def recall(self, request: Recall, *, now: datetime) -> Recalled | None:
+        """The memories a lexical retrieval can rank in its first `request.limit`, found
+        through `memory_terms` and the indexed columns, with BM25's counts over every
+        memory it could rank (see `_RECALL`), in one consistent read without the lock."""
+        from .retrieval import TYPE_PRIORITY, PoolStats
+
+        psycopg = _psycopg()
+        conn = self._conn()
+        scope = ["m.is_global"] + [
+            f"(m.{name} IS NULL OR m.{name} = %({name})s)"
+            for name in LABELS
+            if getattr(request.scope, name) is not None
+        ]
+        params = {
+            "user": self.user,
+            "now": _micros(now),
+            "horizon": float(request.horizon_hours),
+            "floor": float(request.min_confidence),
+            "limit": max(1, request.limit),
+            "priority": list(TYPE_PRIORITY),
+            **{name: getattr(request.scope, name) for name in LABELS},
+        }
+        visible = f"({' OR '.join(scope)})" if request.scope else "TRUE"
+        try:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                tx = _Tx(conn)
+                session = _read_session(tx, self.user, self._session_key)
+                weights = request.weights(session)
+                params["words"] = words = sorted(weights)
+                params["weights"] = [float(weights[w]) for w in words]
+                row = tx.run(_RECALL.replace("{visible}", visible), params).fetchone()
+                found = row[0] if row else {}
+                ltm, version = _read_focused(tx, self.user, Focus(ids=frozenset(found["ids"])))
+        except psycopg.Error as exc:
+            raise StateError(
+                f"Cannot read from {redacted(self.url)}: {_first_line(exc)}. Nothing was changed."
+            ) from None
+        snapshot = Snapshot(ltm=ltm, session=session, ltm_digest=f"pg:{version}", partial=True)
+        stats = PoolStats(n=found["n"], total_len=found["total"], df=found["df"])
+        return Recalled(snapshot=snapshot, stats=stats, total=found["count"])
 
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
         query = "SELECT data::text FROM history WHERE user_id = %s ORDER BY seq"
@@ -419,6 +542,10 @@ class PostgresStore:
             target = Memory.model_validate_json(row[0])
             tx.run("DELETE FROM memories WHERE user_id = %s AND id = %s", (self.user, memory_id))
             tx.run(
+                "DELETE FROM memory_terms WHERE user_id = %s AND memory_id = %s",
+                (self.user, memory_id),
+            )
+            tx.run(
                 "DELETE FROM history WHERE user_id = %s AND memory_id = %s", (self.user, memory_id)
             )
             entry = HistoryEntry(
@@ -446,7 +573,7 @@ class PostgresStore:
                 "SELECT count(*) FROM memories WHERE user_id = %s", (self.user,)
             ).fetchone()
             count = int(row[0]) if row else 0
-            for table in ("memories", "history", "vectors", "invalid_memories"):
+            for table in ("memories", "memory_terms", "history", "vectors", "invalid_memories"):
                 tx.run(f"DELETE FROM {table} WHERE user_id = %s", (self.user,))
             tx.run(
                 "UPDATE users SET version = version + 1, vectors_version = vectors_version + 1, "
@@ -610,7 +737,7 @@ class _Tx:
         self.conn = conn
         self.committing = False
 
-    def run(self, query: str, params: tuple[Any, ...] = ()) -> psycopg.Cursor[Any]:
+    def run(self, query: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> psycopg.Cursor[Any]:
         _hook(query)
         return self.conn.execute(query, params)
 
@@ -682,11 +809,230 @@ def _read_ltm(
             (user, now, f"{memory_id}: {reason}", text),
         )
         tx.run("DELETE FROM memories WHERE user_id = %s AND id = %s", (user, memory_id))
+        tx.run("DELETE FROM memory_terms WHERE user_id = %s AND memory_id = %s", (user, memory_id))
     warnings.append(
         f"{len(rejected)} memory(ies) could not be read ({rejected[0][2]}); moved them to the "
         f"invalid_memories table; the other {len(ltm.memories)} are in use"
     )
     return ltm, int(version)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(at: datetime) -> int:
+    """Microseconds since 1970 (UTC), exactly as Python's datetime arithmetic counts them."""
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+# The memories holding at least `need` of text k's terms. Any such memory holds one of any
+# len - need + 1 of them, so only the rarest few are looked up in `memory_terms` (their
+# counts capped: a count only has to tell a rare term from a common one), and what they
+# find is then checked against each memory's own terms (`memories.terms`).
+_NEAR = """
+WITH q AS (
+    SELECT * FROM unnest(%(keys)s::int[], %(words)s::text[], %(needs)s::int[]) AS q(k, term, need)
+), counted AS (
+    SELECT q.*, (SELECT count(*) FROM (SELECT 1 FROM memory_terms t
+        WHERE t.user_id = %(user)s AND t.term = q.term AND t.content_tf > 0 LIMIT 500)
+        AS capped) AS df
+    FROM q
+), ranked AS (
+    SELECT counted.*, row_number() OVER (PARTITION BY k ORDER BY df, term) AS rank,
+        count(*) OVER (PARTITION BY k) AS size
+    FROM counted
+), found AS (
+    SELECT DISTINCT r.k, t.memory_id FROM ranked r
+    JOIN memory_terms t ON t.user_id = %(user)s AND t.term = r.term AND t.content_tf > 0
+    WHERE r.rank <= r.size - r.need + 1
+), wanted AS (
+    SELECT k, array_agg(term) AS terms, max(need) AS need FROM q GROUP BY k
+)
+SELECT m.id FROM found f
+JOIN wanted w ON w.k = f.k
+JOIN memories m ON m.user_id = %(user)s AND m.id = f.memory_id
+WHERE (SELECT count(*) FROM unnest(m.terms) AS x WHERE x = ANY(w.terms)) >= w.need
+"""
+
+
+# A memory's confidence after decay, as `Memory.current_confidence` computes it: the same
+# float8 operations in the same order, so the two agree to the last bit (for ages under
+# 2**53 microseconds, about 285 years, which float8 counts exactly).
+_DECAYED = """CASE m.decay
+    WHEN 'contextual' THEN m.confidence * greatest(0.0::float8, 1.0::float8 - greatest(0.0::float8,
+        (%(now)s::bigint - m.created_us)::float8 / 1000000.0::float8 / 3600.0::float8)
+        / %(horizon)s::float8)
+    WHEN 'reinforceable' THEN m.confidence * greatest(0.0::float8, 1.0::float8 - greatest(
+        0.0::float8, (%(now)s::bigint - m.reinforced_us)::float8 / 1000000.0::float8
+        / 3600.0::float8) / %(horizon)s::float8)
+    ELSE m.confidence END"""
+
+# What `retrieve_relevant` ranks (the pool: active, visible from the scope, confident
+# enough after decay) and, of it, every memory that can be in the first `limit`:
+# - by BM25 (scored here in float8; the ranking in Python recomputes it exactly, so a
+#   margin far above float8's error keeps every memory that could tie the last one);
+# - by confidence, recency and id: a memory matching no query term ranks by these alone,
+#   after every memory that matches and is at least as confident, so the first `limit`
+#   of them hold every non-matching memory that can be shown (needed only while such a
+#   memory, whose score is at most 0.01, can beat the last one shown);
+# - by type priority, the order when no memory matches at all.
+# With them: the pool's size, total length and document frequencies, for exact scores.
+# The pool is filtered where it is read (a materialised pool costs more than the scans).
+_POOL = (
+    "m.user_id = %(user)s AND m.status = 'active' AND {visible} AND " + _DECAYED + " >= %(floor)s"
+)
+_RECALL = f"""
+WITH stats AS MATERIALIZED (
+    SELECT count(*) FILTER (WHERE {_POOL}) AS n,
+        coalesce(sum(m.doc_len) FILTER (WHERE {_POOL}), 0) AS total, count(*) AS stored
+    FROM memories m WHERE m.user_id = %(user)s
+), q AS (
+    SELECT * FROM unnest(%(words)s::text[], %(weights)s::float8[]) AS q(term, weight)
+), hits AS MATERIALIZED (
+    SELECT m.id, q.term, q.weight, (t.content_tf + t.label_tf)::float8 AS tf, m.doc_len,
+        {_DECAYED} AS conf
+    FROM memory_terms t
+    JOIN q ON t.term = q.term
+    JOIN memories m ON m.user_id = t.user_id AND m.id = t.memory_id
+    WHERE t.user_id = %(user)s AND {_POOL}
+), df AS MATERIALIZED (
+    SELECT h.term, count(*) AS df, ln(1 + (s.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf,
+        s.total::float8 / s.n AS avg_len
+    FROM hits h CROSS JOIN stats s GROUP BY h.term, s.n, s.total
+), ranked AS MATERIALIZED (
+    SELECT id, bm25 * (0.5 + 0.5 * conf) + 0.01 * conf AS score FROM (
+        SELECT h.id, min(h.conf) AS conf, sum(h.weight * d.idf * h.tf * 2.2
+            / (h.tf + 1.2 * (0.25 + 0.75 * h.doc_len / d.avg_len))) AS bm25
+        FROM hits h JOIN df d ON d.term = h.term
+        GROUP BY h.id
+    ) AS summed
+), cut AS MATERIALIZED (
+    SELECT score FROM ranked ORDER BY score DESC OFFSET %(limit)s - 1 LIMIT 1
+), picked AS (
+    SELECT id FROM ranked
+    WHERE score >= coalesce((SELECT score FROM cut), '-infinity'::float8) - 1e-6
+    UNION SELECT id FROM (
+        SELECT m.id FROM memories m WHERE {_POOL}
+        ORDER BY {_DECAYED} DESC, m.reinforced_us DESC, m.id COLLATE "C"
+        LIMIT %(limit)s
+    ) AS confident
+    WHERE coalesce((SELECT score FROM cut), 0) <= 0.0100001
+    UNION SELECT id FROM (
+        SELECT m.id FROM memories m WHERE {_POOL}
+        ORDER BY coalesce(array_position(%(priority)s::text[], m.type), 1000),
+            {_DECAYED} DESC, m.reinforced_us DESC, m.id COLLATE "C"
+        LIMIT %(limit)s
+    ) AS prior
+    WHERE NOT EXISTS (SELECT FROM hits)
+)
+SELECT json_build_object(
+    'n', (SELECT n FROM stats),
+    'total', (SELECT total FROM stats),
+    'df', (SELECT coalesce(json_object_agg(term, df), '{{}}'::json) FROM df),
+    'ids', (SELECT coalesce(json_agg(id), '[]'::json) FROM picked),
+    'count', (SELECT stored FROM stats)
+)
+"""
+
+
+def _read_focused(tx: _Tx, user: str, focus: Focus) -> tuple[LtmFile, int]:
+    """The memories `focus` names, in their stored order, as a partial LtmFile.
+
+    A memory is read when it is one of `focus.ids`, was created by reflection after
+    `focus.created_since`, or holds at least as many of a text's terms as the gate needs
+    before it compares the two (`same_fact_terms`): the gate then decides exactly as it
+    would over every memory. A row that does not validate is skipped here (reading it is
+    left to a full read, which moves it aside).
+    """
+    from .gate import same_fact_terms
+
+    keys: list[int] = []
+    words: list[str] = []
+    needs: list[int] = []
+    for k, text in enumerate(dict.fromkeys(focus.texts)):
+        wanted, need = same_fact_terms(text)
+        for term in sorted(wanted):
+            keys.append(k)
+            words.append(term)
+            needs.append(need)
+    since = None if focus.created_since is None else _micros(focus.created_since)
+    row = tx.run(
+        "SELECT next_seq, version, extra::text FROM users WHERE user_id = %s", (user,)
+    ).fetchone()
+    next_seq, version, extra = (1, 0, "{}") if row is None else row
+    rows = tx.run(
+        # One set of ids from three index lookups (an OR of them would scan every row).
+        "SELECT data::text FROM memories WHERE user_id = %(user)s AND id IN ("
+        " SELECT unnest(%(ids)s::text[])"
+        " UNION SELECT id FROM memories WHERE user_id = %(user)s AND source = 'reflection'"
+        "  AND created_us > %(since)s"
+        " UNION SELECT id FROM (" + _NEAR + ") AS near"
+        ") ORDER BY pos",
+        {
+            "user": user,
+            "ids": sorted(focus.ids),
+            "since": since,
+            "keys": keys,
+            "words": words,
+            "needs": needs,
+        },
+    ).fetchall()
+    head = json.loads(extra)
+    head.update(schema_version=SCHEMA_VERSION, next_seq=int(next_seq), history_bytes=0)
+    ltm = LtmFile.model_validate({**head, "memories": []})
+    for (text,) in rows:
+        try:
+            ltm.memories.append(Memory.model_validate_json(text))
+        except (ValidationError, RecursionError):
+            continue
+    return ltm, int(version)
+
+
+def _label_terms(memory: Memory) -> tuple[str, ...]:
+    """The terms retrieval adds to a memory's content terms (see `MemoryIndex`)."""
+    from .text import terms
+
+    return (*terms(memory.type), *terms(memory.subject))
+
+
+def _indexed(memory: Memory) -> tuple[Any, ...]:
+    """The values of the `_INDEXED` columns for one memory."""
+    from .text import terms
+
+    content = terms(memory.content)
+    return (
+        sorted(set(content)),
+        len(content) + len(_label_terms(memory)),
+        memory.type,
+        memory.status,
+        memory.source,
+        memory.decay,
+        memory.confidence,
+        _micros(memory.created_at),
+        _micros(memory.last_reinforced),
+        memory.project,
+        memory.agent,
+        memory.personality,
+        memory.is_global,
+    )
+
+
+def _index_terms(tx: _Tx, user: str, memories: list[Memory]) -> None:
+    """Add the terms of `memories` to `memory_terms`, one row per distinct term."""
+    from collections import Counter
+
+    from .text import terms
+
+    rows = []
+    for m in memories:
+        content, labels = Counter(terms(m.content)), Counter(_label_terms(m))
+        for term in sorted(content.keys() | labels.keys()):
+            rows.append((user, term, m.id, content[term], labels[term]))
+    tx.many(
+        "INSERT INTO memory_terms (user_id, term, memory_id, content_tf, label_tf) "
+        "VALUES (%s, %s, %s, %s, %s)",
+        rows,
+    )
 
 
 def _read_session(
@@ -726,21 +1072,33 @@ def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
     row = tx.run("SELECT next_pos FROM users WHERE user_id = %s", (user,)).fetchone()
     next_pos = int(row[0]) if row else 0
     upserts = []
+    reindexed: list[Memory] = []
     for memory in ltm.memories:
         before = base.fields.get(memory.id)
         if before is None or reordered or _changed(memory, before):
-            upserts.append((user, memory.id, next_pos, memory.model_dump_json()))
+            upserts.append((user, memory.id, next_pos, memory.model_dump_json(), *_indexed(memory)))
             next_pos += 1
+            if before is None or any(
+                getattr(memory, name) != before[0].get(name)
+                for name in ("content", "type", "subject")
+            ):
+                reindexed.append(memory)
     if removed:
         tx.run("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", (user, removed))
+    stale = removed + [m.id for m in reindexed if m.id in base.fields]
+    if stale:
+        tx.run("DELETE FROM memory_terms WHERE user_id = %s AND memory_id = ANY(%s)", (user, stale))
     # A changed memory moves to the end only if the order changed; otherwise it keeps its
     # position (the ON CONFLICT branch leaves pos alone).
     tx.many(
-        "INSERT INTO memories (user_id, id, pos, data) VALUES (%s, %s, %s, %s::jsonb) "
-        "ON CONFLICT (user_id, id) DO UPDATE SET data = EXCLUDED.data"
+        f"INSERT INTO memories (user_id, id, pos, data, {_INDEXED}) "
+        f"VALUES (%s, %s, %s, %s::jsonb{', %s' * _INDEXED.count(',')}, %s) "
+        "ON CONFLICT (user_id, id) DO UPDATE SET data = EXCLUDED.data, "
+        + ", ".join(f"{c} = EXCLUDED.{c}" for c in _INDEXED.split(", "))
         + (", pos = EXCLUDED.pos" if reordered else ""),
         upserts,
     )
+    _index_terms(tx, user, reindexed)
     extra = json.dumps(ltm.__pydantic_extra__ or {})
     tx.run(
         "UPDATE users SET next_seq = GREATEST(next_seq, %s), next_pos = %s, "
@@ -880,10 +1238,17 @@ def _insert_user(tx: _Tx, user: str, state: UserState) -> None:
         "version = users.version + 1, extra = EXCLUDED.extra",
         (user, ltm.next_seq, len(ltm.memories), json.dumps(ltm.__pydantic_extra__ or {})),
     )
+    # The index is written with the rows, as every other write does, so focused reads and
+    # recall see migrated memories.
     tx.many(
-        "INSERT INTO memories (user_id, id, pos, data) VALUES (%s, %s, %s, %s::jsonb)",
-        [(user, m.id, pos, m.model_dump_json()) for pos, m in enumerate(ltm.memories)],
+        f"INSERT INTO memories (user_id, id, pos, data, {_INDEXED}) "
+        f"VALUES (%s, %s, %s, %s::jsonb{', %s' * _INDEXED.count(',')}, %s)",
+        [
+            (user, m.id, pos, m.model_dump_json(), *_indexed(m))
+            for pos, m in enumerate(ltm.memories)
+        ],
     )
+    _index_terms(tx, user, list(ltm.memories))
     _insert_history(tx, user, state.history)
     tx.many(
         "INSERT INTO counters (user_id, name, value) VALUES (%s, %s, %s)",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -148,17 +148,34 @@ def bm25_scores(
     return LexicalIndex(docs).score(weights)
 
 
+@dataclass(frozen=True)
+class PoolStats:
+    """BM25's counts over every memory a query could rank, for an index given only some
+    of them (those a store's index found able to rank first): how many there are, their
+    total length in terms, and how many hold each query term."""
+
+    n: int
+    total_len: int
+    df: Mapping[str, int]
+
+
 class LexicalIndex:
     """Term lists per doc; each query is scored in one pass over them.
 
     A turn asks one query, so building postings for every doc would cost more than it
     saves (measured at 10,000 memories: postings take 90 ms to build, one pass 12 ms).
+    With `stats`, the docs are part of a larger pool and scores are the pool's.
     """
 
-    def __init__(self, docs: Sequence[Sequence[str]]) -> None:
+    def __init__(self, docs: Sequence[Sequence[str]], stats: PoolStats | None = None) -> None:
         self.docs = docs
-        self.n = len(docs)
-        self.avg_len = (sum(len(d) for d in docs) / self.n) if self.n else 0.0
+        self.stats = stats
+        if stats is None:
+            self.n = len(docs)
+            self.avg_len = (sum(len(d) for d in docs) / self.n) if self.n else 0.0
+        else:
+            self.n = stats.n
+            self.avg_len = (stats.total_len / stats.n) if stats.n else 0.0
 
     def score(self, weights: dict[str, float]) -> tuple[list[float], list[tuple[str, ...]]]:
         scores, matched, _ = self.score_with_coverage(weights)
@@ -183,9 +200,11 @@ class LexicalIndex:
                 tf = Counter(found)
                 hits.append((i, tf))
                 df.update(tf.keys())
-        scores = [0.0] * self.n
-        matched: list[tuple[str, ...]] = [()] * self.n
-        coverage = [0.0] * self.n
+        if self.stats is not None:
+            df = Counter({t: self.stats.df.get(t, 0) for t in wanted})
+        scores = [0.0] * len(self.docs)
+        matched: list[tuple[str, ...]] = [()] * len(self.docs)
+        coverage = [0.0] * len(self.docs)
         avg = self.avg_len or 1.0
         idf = {t: math.log(1 + (self.n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
         # At least COVERAGE_FLOOR_TERMS terms' worth of the highest idf (a term no doc
@@ -206,6 +225,11 @@ class LexicalIndex:
             matched[i] = tuple(sorted(tf))
             coverage[i] = share / mass
         return scores, matched, coverage
+
+
+def names_memory(query: str) -> bool:
+    """Whether `query` names a memory by its id (`mem_0042`): those rank first."""
+    return _MEMORY_ID.search(query) is not None
 
 
 def query_weights(query: str, history: Sequence[str] = ()) -> dict[str, float]:
@@ -245,12 +269,14 @@ class Retriever:
         memories: Sequence[Memory],
         vectors: np.ndarray | None = None,
         confidences: Sequence[float] | None = None,
+        stats: PoolStats | None = None,
     ) -> MemoryIndex:
-        """An index over `memories`; `vectors` (one row each) skips embedding them, and
-        `confidences` (one each) replace the stored ones, e.g. after decay."""
+        """An index over `memories`; `vectors` (one row each) skips embedding them,
+        `confidences` (one each) replace the stored ones, e.g. after decay, and `stats`
+        are those of the pool `memories` were taken from."""
         if self.embedder is not None and vectors is None:
             vectors = self.embedder.embed([m.content for m in memories])
-        return MemoryIndex(list(memories), self.embedder, vectors, confidences)
+        return MemoryIndex(list(memories), self.embedder, vectors, confidences, stats)
 
 
 class MemoryIndex:
@@ -260,6 +286,7 @@ class MemoryIndex:
         embedder: Embeds | None,
         vectors: np.ndarray | None,
         confidences: Sequence[float] | None = None,
+        stats: PoolStats | None = None,
     ) -> None:
         self.memories = memories
         self.embedder = embedder
@@ -272,7 +299,7 @@ class MemoryIndex:
             if label is None:
                 label = labels[m.type, m.subject] = (*terms(m.type), *terms(m.subject))
             docs.append(terms(m.content) + label)
-        self.lexical = LexicalIndex(docs)
+        self.lexical = LexicalIndex(docs, stats)
 
     def rank(self, query: str, history: Sequence[str] = (), *, limit: int | None = None) -> Ranking:
         """Memories best first (the first `limit`, or all), and the rule that ordered them."""
@@ -483,12 +510,15 @@ def retrieve_relevant(
     vectors: np.ndarray | None = None,
     now: datetime | None = None,
     horizon_hours: float = 720.0,
+    stats: PoolStats | None = None,
 ) -> Retrieval:
     """Active memories best first, as many as fit `token_budget` and `max_items`.
 
     With `now`, confidence is the decayed one as of then (seed 003); memories whose
     confidence has fallen below `min_confidence` are not retrieved. `vectors`, when given,
-    holds one row per memory of `memories` (the semantic cache).
+    holds one row per memory of `memories` (the semantic cache). `stats`, when given, are
+    BM25's counts over the whole pool `memories` were taken from (a store's index): the
+    scores, and so the ranking, are then those of the whole pool.
     """
     retriever = retriever or Retriever()
     keep, confidences = [], []
@@ -505,7 +535,7 @@ def retrieve_relevant(
     pool_vectors = vectors
     if vectors is not None and len(keep) < len(memories):
         pool_vectors = vectors[keep]
-    index = retriever.index(pool, pool_vectors, confidences)
+    index = retriever.index(pool, pool_vectors, confidences, stats)
     ranking = index.rank(query, history, limit=max_items)
     current = dict(zip((m.id for m in pool), confidences, strict=True))
     used: list[Retrieved] = []

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -32,11 +32,21 @@ from .errors import (
     StateFolderError,
     UnsafeFile,
 )
-from .models import SCHEMA_VERSION, HistoryEntry, LtmFile, Memory, Message, SessionFile
+from .models import (
+    SCHEMA_VERSION,
+    HistoryEntry,
+    LtmFile,
+    Memory,
+    Message,
+    Scope,
+    SessionFile,
+)
 from .safeio import DEFAULT_MAX_BYTES, check_regular_or_missing, open_regular, read_regular
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .retrieval import PoolStats
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -113,12 +123,55 @@ class Snapshot:
     """Both files as read; `warnings` says what could not be read and where it was moved.
 
     `ltm_digest` identifies the bytes `ltm` was parsed from (None if there was no file).
+    `partial` says `ltm.memories` holds only the memories a `Focus` asked for (in their
+    stored order; `next_seq` and the file's other fields are whole).
     """
 
     ltm: LtmFile
     session: SessionFile | None
     warnings: list[str] = field(default_factory=list)
     ltm_digest: str | None = None
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The memories a merge will look at, so that a store with an index may read only them.
+
+    `texts`: texts the gate compares with the stored memories; the memories that could be
+    the same fact as one of them (see `gate.same_fact_terms`) are enough. `ids`: memories
+    named directly (a reinforced or revised target, a memory to forget). `created_since`:
+    memories created by reflection after this instant (the daily quota counts them). A
+    store without such an index reads every memory, as without a focus.
+    """
+
+    texts: tuple[str, ...] = ()
+    ids: frozenset[str] = frozenset()
+    created_since: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What a turn's lexical retrieval will rank, for a store that can find it by index:
+    the query's weighted terms (given the session as stored: earlier turns weigh in), the
+    scope it sees, the confidence floor (after decay over `horizon_hours`) and how many
+    memories it shows at most."""
+
+    weights: Callable[[SessionFile | None], Mapping[str, float]]
+    scope: Scope
+    min_confidence: float
+    horizon_hours: float
+    limit: int
+
+
+@dataclass
+class Recalled:
+    """A partial snapshot holding every memory that can rank in a `Recall`'s first
+    `limit`, BM25's counts over all it could rank, and how many memories there are."""
+
+    snapshot: Snapshot
+    stats: PoolStats
+    total: int
 
 
 @dataclass
@@ -1077,8 +1130,17 @@ class Store(Protocol):
         lock_timeout: float,
         write_ltm: bool = True,
         known: Snapshot | None = None,
+        focus: Focus | None = None,
     ) -> tuple[T, list[str]]:
-        """Lock, re-read, merge, commit all at once; merge's result and any warnings."""
+        """Lock, re-read, merge, commit all at once; merge's result and any warnings.
+
+        With `focus` the merge may be given only the memories it names (`Snapshot.partial`);
+        memories it is not given are left exactly as they are."""
+        ...
+
+    def recall(self, request: Recall, *, now: datetime) -> Recalled | None:
+        """The memories a lexical retrieval can rank first, read through an index with the
+        session; None when this store has no such index (then `load` everything)."""
         ...
 
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
@@ -1167,10 +1229,15 @@ class FileStore:
         lock_timeout: float,
         write_ltm: bool = True,
         known: Snapshot | None = None,
+        focus: Focus | None = None,
     ) -> tuple[T, list[str]]:
+        # One file holds every memory: reading all of them is the only way to read any.
         return transact(
             self.paths, merge, now=now, lock_timeout=lock_timeout, write_ltm=write_ltm, known=known
         )
+
+    def recall(self, request: Recall, *, now: datetime) -> Recalled | None:
+        return None  # ltm.json is read whole either way
 
     def read_history(self, ltm: LtmFile, memory_id: str | None = None) -> list[HistoryEntry]:
         return read_history(self.paths, ltm, memory_id)

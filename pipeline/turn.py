@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from . import store
 from .apply import Applied, apply_decisions
@@ -29,7 +29,17 @@ from .models import (
 from .prompts import answer_messages, reflection_messages
 from .reflect import Completer, propose_memories
 from .report import TurnReport
-from .retrieval import Embeds, Retrieved, Retriever, gate_view, in_scope, retrieve_relevant
+from .retrieval import (
+    Embeds,
+    PoolStats,
+    Retrieved,
+    Retriever,
+    gate_view,
+    in_scope,
+    names_memory,
+    query_weights,
+    retrieve_relevant,
+)
 from .session import Fold, Recorded, leaving_turns, new_session, new_turn_id, record_turn
 from .warm import WarmMemory
 
@@ -83,12 +93,21 @@ def run_turn(
 
     with report.stage("load"):
         state_store.ensure_usable()  # a folder that cannot hold state fails before any call
-        state = state_store.load(
-            now=started, quarantine_ltm=not dry_run and settings.write_mode != "shadow"
+        recalled = recall_for_turn(
+            user_input, settings, state_store, start_new=start_new_session, now=started, warm=warm
+        )
+        state = (
+            recalled.snapshot
+            if recalled
+            else state_store.load(
+                now=started, quarantine_ltm=not dry_run and settings.write_mode != "shadow"
+            )
         )
     session = open_session(
         state, report, start_new=start_new_session, now=started, name=settings.session_id
     )
+    if recalled:
+        report.memory_count = recalled.total
     # "remember that…", "forget…" (a forget request matches only what this scope sees)
     requests = read_requests(user_input, state, report, scope=settings.scope)
     with report.stage("retrieve"):
@@ -104,6 +123,7 @@ def run_turn(
             now=started,
             exclude=requests.forget_ids,
             warm=warm,
+            stats=recalled.stats if recalled else None,
         )
     if answer is None:
         with report.stage("answer"):
@@ -131,18 +151,22 @@ def run_turn(
         )
     with report.stage("gate"):
         judge = build_judge(retriever, proposal)
-        report.result = gate(
-            proposal.candidates,
-            proposal.revisions,
-            gate_view(state.ltm.memories, settings.scope),
-            aliases=proposal.aliases,
-            policy=settings.policy,
-            now=clock(),
-            explicit_turn=requests.explicit,
-            forgotten=requests.forget_texts,
-            user_text=user_input,
-            judge=judge,
-        )
+        # Before the lock the gate shows what it would decide (and the judge embeds outside
+        # the lock); the commit decides. A partial snapshot (lexical: no judge) holds no
+        # memories near the candidates: the commit reads those under the lock.
+        if not state.partial:
+            report.result = gate(
+                proposal.candidates,
+                proposal.revisions,
+                gate_view(state.ltm.memories, settings.scope),
+                aliases=proposal.aliases,
+                policy=settings.policy,
+                now=clock(),
+                explicit_turn=requests.explicit,
+                forgotten=requests.forget_texts,
+                user_text=user_input,
+                judge=judge,
+            )
     pending = PendingTurn(
         turn_id=report.turn_id,
         session=session,
@@ -173,6 +197,37 @@ def new_report(settings: Settings, *, dry_run: bool, new_session: bool) -> TurnR
         user_id=settings.user_id,
         write_mode=settings.write_mode,
     )
+
+
+def recall_for_turn(
+    user_input: str,
+    settings: Settings,
+    state_store: store.Store,
+    *,
+    start_new: bool,
+    now: datetime,
+    warm: WarmMemory | None = None,
+) -> store.Recalled | None:
+    """The memories this turn's retrieval can show, read through the store's index; None
+    when the store has none or the turn ranks every memory anyway (semantic retrieval, a
+    forget request, a memory named by id)."""
+    semantic = warm.retriever.embedder is not None if warm else settings.semantic_retrieval()
+    if semantic or asks_to_forget(user_input) or names_memory(user_input):
+        return None
+
+    def weights(stored: SessionFile | None) -> dict[str, float]:
+        earlier = [] if start_new or stored is None else stored.messages
+        history = [m.content for m in earlier if m.role == "user"]
+        return query_weights(user_input, history[-RETRIEVAL_HISTORY_TURNS:])
+
+    request = store.Recall(
+        weights=weights,
+        scope=settings.scope,
+        min_confidence=settings.policy.min_confidence,
+        horizon_hours=settings.decay_horizon_hours,
+        limit=settings.memory_max_items,
+    )
+    return state_store.recall(request, now=now)
 
 
 def open_session(
@@ -259,6 +314,7 @@ def retrieve_for_turn(
     now: datetime,
     exclude: AbstractSet[str] = frozenset(),
     warm: WarmMemory | None = None,
+    stats: PoolStats | None = None,
 ) -> list[Retrieved]:
     """Memories for this input, with the last user turns as context for follow-ups.
 
@@ -293,6 +349,7 @@ def retrieve_for_turn(
         vectors=vectors,
         now=now,
         horizon_hours=settings.decay_horizon_hours,
+        stats=stats,
     )
     report.selection_mode = retrieval.selection_mode
     return retrieval.used
@@ -484,6 +541,18 @@ def count_decisions(result: GateResult) -> dict[str, int]:
     return counts
 
 
+def commit_focus(proposal: Proposal, requests: Requests, now: datetime) -> store.Focus:
+    """The memories a turn's commit reads: those the gate may find the same fact as a
+    proposed text, those the proposal or a forget request names, and those created in
+    the day before `now` (the daily quota counts them)."""
+    texts = [c.content for c in proposal.candidates]
+    texts += [r.new_content for r in proposal.revisions if r.new_content is not None]
+    ids = set(proposal.aliases.values()) | requests.forget_ids
+    return store.Focus(
+        texts=tuple(texts), ids=frozenset(ids), created_since=now - timedelta(days=1)
+    )
+
+
 def commit_turn(
     state_store: store.Store,
     settings: Settings,
@@ -571,6 +640,7 @@ def commit_turn(
         lock_timeout=settings.lock_timeout,
         write_ltm=not no_ltm_writes,
         known=known,
+        focus=commit_focus(pending.proposal, pending.requests, now),
     )
     report.warnings.extend(warnings)
     report.result, report.writes = applied.result, applied.writes

@@ -595,3 +595,18 @@ def test_drawn_states_round_trip_files_postgresql_files(pg_url: str) -> None:
             assert fields(back.read_user(lock_timeout=5)) == fields(first.read_user(lock_timeout=5))
 
     check()
+
+
+def test_migrated_memories_are_found_through_the_postgresql_index(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A duplicate of a migrated memory is merged into it, not stored again: the gate's
+    focused read finds the migrated row through the index the migration wrote."""
+    source = Library(tmp_path / "source", user=USER)
+    assert source.add("User's dog is named Pixel.", type="relationship").verdict == "accepted"
+    source.migrate(to=pg_url)
+
+    there = Library(store=pg_url, user=USER)
+    again = there.add("User's dog is named Pixel.", type="relationship")
+    assert (again.verdict, again.memory_id) == ("merged", "mem_0001")
+    assert [m.content for m in there.list()] == ["User's dog is named Pixel."]
