@@ -5,11 +5,9 @@ users, the source and (on failure or refusal) the target stay exactly as they we
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
-import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -25,6 +23,7 @@ from pipeline.errors import NotEmpty, SaveFailed, StateError, UsageError
 from pipeline.migrate import MigrateResult, digest, migrate
 from pipeline.models import HistoryEntry, LtmFile, Message, SessionFile
 from pipeline.store import Change, FileStore, Snapshot, StatePaths, Store, UserState
+from tests.faults import failing_file_write, failing_statement
 from tests.strategies import NOW, memory
 
 USER = "sam"
@@ -405,47 +404,6 @@ def test_a_copy_that_reads_back_differently_is_never_made_visible(
 # --- All or nothing ---------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def failing_file_write(n: int) -> Iterator[list[int]]:
-    seen = [0]
-
-    def hook(_op: str, path: Path) -> None:
-        seen[0] += 1
-        if seen[0] == n:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-
-    store.fault_hook = hook
-    try:
-        yield seen
-    finally:
-        store.fault_hook = None
-
-
-@contextlib.contextmanager
-def failing_statement(n: int, url: str) -> Iterator[list[int]]:
-    """The Nth statement fails: with an error when n is odd, by the server terminating
-    the connection first when n is even."""
-    import psycopg
-
-    seen = [0]
-
-    def hook(_statement: str) -> None:
-        seen[0] += 1
-        if seen[0] != n:
-            return
-        if n % 2:
-            raise psycopg.errors.DiskFull("could not extend file: No space left on device")
-        victim = pgstore.connection(url).info.backend_pid
-        with psycopg.connect(url, autocommit=True) as other:
-            other.execute("SELECT pg_terminate_backend(%s)", (victim,))
-
-    pgstore.fault_hook = hook
-    try:
-        yield seen
-    finally:
-        pgstore.fault_hook = None
-
-
 @pytest.mark.parametrize("direction", ["files to postgresql", "postgresql to files"])
 def test_a_failure_at_any_write_leaves_the_target_as_it_was(
     pg_url: str, tmp_path: Path, direction: str
@@ -463,7 +421,7 @@ def test_a_failure_at_any_write_leaves_the_target_as_it_was(
             return all_rows(pg_url)
 
         def fail(n: int) -> contextlib.AbstractContextManager[list[int]]:
-            return failing_statement(n, pg_url)
+            return failing_statement(n, pg_url, drop=n % 2 == 0)
     else:
         source, target = pgstore.PostgresStore(pg_url, USER), str(tmp_path / "target")
         build_user(pg_maker(pg_url))

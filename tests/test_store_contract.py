@@ -8,7 +8,6 @@ never reached through another user's store.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import random
@@ -28,6 +27,7 @@ from pipeline import pgstore, store
 from pipeline.errors import ConfigError, LockTimeout, SaveFailed, StateError
 from pipeline.models import HistoryEntry, LtmFile, Memory, Message, SessionFile
 from pipeline.store import Change, Snapshot, Store
+from tests.faults import failing_file_write, failing_statement
 from tests.helpers import PROJECT, echo_responder, invoke, start_turn, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
@@ -45,47 +45,6 @@ class Backend:
     make_newer: Callable[[], None]
     # Damage what a user stored, by hand: one memory's confidence, the current session.
     damage: Callable[[str], None]
-
-
-@contextlib.contextmanager
-def _failing_file_write(n: int) -> Iterator[list[int]]:
-    seen = [0]
-
-    def hook(_op: str, path: Path) -> None:
-        seen[0] += 1
-        if seen[0] == n:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-
-    store.fault_hook = hook
-    try:
-        yield seen
-    finally:
-        store.fault_hook = None
-
-
-@contextlib.contextmanager
-def _failing_statement(n: int, url: str, *, drop: bool) -> Iterator[list[int]]:
-    """Fail the Nth statement of a write: with an error, or by killing the connection's
-    server process first (the statement then meets a dropped connection)."""
-    import psycopg
-
-    seen = [0]
-
-    def hook(_statement: str) -> None:
-        seen[0] += 1
-        if seen[0] != n:
-            return
-        if not drop:
-            raise psycopg.errors.DiskFull("could not extend file: No space left on device")
-        victim = pgstore.connection(url).info.backend_pid
-        with psycopg.connect(url, autocommit=True) as other:
-            other.execute("SELECT pg_terminate_backend(%s)", (victim,))
-
-    pgstore.fault_hook = hook
-    try:
-        yield seen
-    finally:
-        pgstore.fault_hook = None
 
 
 def _file_backend(tmp_path: Path) -> Backend:
@@ -108,7 +67,7 @@ def _file_backend(tmp_path: Path) -> Backend:
         data["memories"][0]["confidence"] = 5
         paths.ltm.write_text(json.dumps(data))
 
-    return Backend("file", make, _failing_file_write, newer, damage)
+    return Backend("file", make, failing_file_write, newer, damage)
 
 
 def _pg_backend(url: str) -> Backend:
@@ -132,7 +91,7 @@ def _pg_backend(url: str) -> Backend:
     return Backend(
         "postgresql",
         make,
-        lambda n: _failing_statement(n, url, drop=n % 2 == 0),
+        lambda n: failing_statement(n, url, drop=n % 2 == 0),
         newer,
         damage,
     )
