@@ -545,8 +545,8 @@ _FIVE_DIGITS = re.compile(r"\d(?:\D*\d){4}")
 
 
 @cache
-def _identity_nouns() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
-    """One pattern for every identity noun (on lower case), and the modules each names."""
+def _identity_modules() -> dict[str, tuple[str, ...]]:
+    """Each identity noun (lower case) and the validator modules it names."""
     modules: dict[str, list[str]] = {}
     for module, nouns in IDENTITY_NUMBERS:
         for noun in nouns:
@@ -554,6 +554,13 @@ def _identity_nouns() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
     every = [module for module, _ in IDENTITY_NUMBERS]
     for noun in GENERIC_IDENTITY_NOUNS:
         modules[noun] = every
+    return {noun: tuple(found) for noun, found in modules.items()}
+
+
+@cache
+def _identity_nouns() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """One pattern for every identity noun (on lower case), and the modules each names."""
+    modules = _identity_modules()
     # Longest first, so that "steuer-identifikationsnummer" is not read as "steuer-id"; and
     # grouped by first letter, as the sensitive nouns are, so that a long text is one pass.
     groups: dict[str, list[str]] = {}
@@ -565,7 +572,7 @@ def _identity_nouns() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
             for first, rests in groups.items()
         )
     )
-    return pattern, {noun: tuple(found) for noun, found in modules.items()}
+    return pattern, modules
 
 
 @cache
@@ -582,6 +589,9 @@ def _identity_numbers(text: str) -> Iterator[Finding]:
     lowered = text.lower()
     if len(lowered) != len(text):
         lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    # Building the pattern costs more than looking for each noun once; most text has none.
+    if not any(noun in lowered for noun in _identity_modules()):
+        return
     pattern, modules = _identity_nouns()
     for noun in pattern.finditer(lowered):
         start, end = noun.span()
