@@ -333,11 +333,12 @@ class PostgresStore:
         tx = _Tx(conn)
         try:
             with conn.transaction():
+                # The timeout is set before the lock is asked for (a select list is
+                # evaluated left to right), in one round trip.
                 tx.run(
-                    "SELECT set_config('lock_timeout', %s, true)",
-                    (f"{max(lock_timeout * 1000, 1):.0f}",),
+                    "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s)",
+                    (f"{max(lock_timeout * 1000, 1):.0f}", _lock_key(self.user)),
                 )
-                tx.run("SELECT pg_advisory_xact_lock(%s)", (_lock_key(self.user),))
                 yield tx
                 _hook("COMMIT")
                 tx.committing = True  # from here on, the server may have committed
@@ -493,9 +494,12 @@ class PostgresStore:
                 weights = request.weights(session)
                 params["words"] = words = sorted(weights)
                 params["weights"] = [float(weights[w]) for w in words]
+                # The ranking's counts, the memories it can show and the user's row, in
+                # one statement.
                 row = tx.run(_RECALL.replace("{visible}", visible), params).fetchone()
-                found = row[0] if row else {}
-                ltm, version = _read_focused(tx, self.user, Focus(ids=frozenset(found["ids"])))
+                assert row is not None  # the statement always returns one row
+                found, texts = row[0], row[1]
+                ltm, version = _partial(None if row[3] is None else row[2:], texts)
         except psycopg.Error as exc:
             raise StateError(
                 f"Cannot read from {redacted(self.url)}: {_first_line(exc)}. Nothing was changed."
@@ -929,9 +933,12 @@ SELECT json_build_object(
     'n', (SELECT n FROM stats),
     'total', (SELECT total FROM stats),
     'df', (SELECT coalesce(json_object_agg(term, df), '{{}}'::json) FROM df),
-    'ids', (SELECT coalesce(json_agg(id), '[]'::json) FROM picked),
     'count', (SELECT stored FROM stats)
-)
+), array(
+    SELECT m.data::text FROM memories m
+    WHERE m.user_id = %(user)s AND m.id IN (SELECT id FROM picked) ORDER BY m.pos
+), u.next_seq, u.version, u.extra::text
+FROM (SELECT) AS one LEFT JOIN users u ON u.user_id = %(user)s
 """
 
 
@@ -957,17 +964,15 @@ def _read_focused(tx: _Tx, user: str, focus: Focus) -> tuple[LtmFile, int]:
             needs.append(need)
     since = None if focus.created_since is None else _micros(focus.created_since)
     row = tx.run(
-        "SELECT next_seq, version, extra::text FROM users WHERE user_id = %s", (user,)
-    ).fetchone()
-    next_seq, version, extra = (1, 0, "{}") if row is None else row
-    rows = tx.run(
-        # One set of ids from three index lookups (an OR of them would scan every row).
-        "SELECT data::text FROM memories WHERE user_id = %(user)s AND id IN ("
+        # One set of ids from three index lookups (an OR of them would scan every row),
+        # and the user's row, in one statement.
+        "SELECT array(SELECT data::text FROM memories WHERE user_id = %(user)s AND id IN ("
         " SELECT unnest(%(ids)s::text[])"
         " UNION SELECT id FROM memories WHERE user_id = %(user)s AND source = 'reflection'"
         "  AND created_us > %(since)s"
         " UNION SELECT id FROM (" + _NEAR + ") AS near"
-        ") ORDER BY pos",
+        ") ORDER BY pos), u.next_seq, u.version, u.extra::text"
+        " FROM (SELECT) AS one LEFT JOIN users u ON u.user_id = %(user)s",
         {
             "user": user,
             "ids": sorted(focus.ids),
@@ -976,11 +981,19 @@ def _read_focused(tx: _Tx, user: str, focus: Focus) -> tuple[LtmFile, int]:
             "words": words,
             "needs": needs,
         },
-    ).fetchall()
+    ).fetchone()
+    assert row is not None  # the statement always returns one row
+    return _partial(None if row[2] is None else row[1:], row[0])
+
+
+def _partial(user_row: tuple[Any, ...] | None, texts: list[str]) -> tuple[LtmFile, int]:
+    """A partial LtmFile of the memory rows `texts` (in order) under the user's row
+    (next_seq, version, extra), and the version; rows that do not validate are skipped."""
+    next_seq, version, extra = (1, 0, "{}") if user_row is None else user_row
     head = json.loads(extra)
     head.update(schema_version=SCHEMA_VERSION, next_seq=int(next_seq), history_bytes=0)
     ltm = LtmFile.model_validate({**head, "memories": []})
-    for (text,) in rows:
+    for text in texts:
         try:
             ltm.memories.append(Memory.model_validate_json(text))
         except (ValidationError, RecursionError):
@@ -1063,13 +1076,14 @@ def _read_session(
 
 def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
     """Write the rows that differ from `base` (new, changed, removed) and the user row."""
-    _ensure_user(tx, user)
     ids = [m.id for m in ltm.memories]
     kept = set(ids)
     removed = [i for i in base.order if i not in kept]
     old_order = [i for i in base.order if i in kept]
     reordered = [i for i in ids if i in base.fields] != old_order
     row = tx.run("SELECT next_pos FROM users WHERE user_id = %s", (user,)).fetchone()
+    if row is None:  # a new user (no one else can add the row: we hold the user's lock)
+        _ensure_user(tx, user)
     next_pos = int(row[0]) if row else 0
     upserts = []
     reindexed: list[Memory] = []
