@@ -330,6 +330,10 @@ def redact(text: str) -> str:
     found = find_secrets(text)
     if not found:
         return text
+    # Text is redacted at every output boundary, some of it twice (a gate verdict, then the
+    # command's output): a marker already there reads as a labelled value and must stay as is.
+    markers = [(m.start(), m.end()) for m in re.finditer(re.escape(REDACTED), text)]
+    found = [f for f in found if not any(a <= f.start and f.end <= b for a, b in markers)]
     out, last = [], 0
     for f in found:
         out += [text[last : f.start], REDACTED]

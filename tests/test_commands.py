@@ -97,6 +97,7 @@ def test_add_goes_through_the_gate(env: dict[str, str]) -> None:
     secret = cli(env, "memory", "add", "My password is hunter22x", "--type", "preference")
     assert "rejected [secret]" in secret.stdout
     assert "hunter22x" not in secret.stdout
+    assert "My password is [REDACTED]" in secret.stdout, secret.stdout
     again = cli(env, "memory", "add", "The user is allergic to peanuts.", "--type", "identity")
     assert "merged mem_0001 [duplicate]" in again.stdout
     listed = as_json(env, "memory", "list")["memories"]
