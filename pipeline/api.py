@@ -340,6 +340,12 @@ class Memory:
         the input limit (MEMTEST_MAX_INPUT_KB)."""
         if not text.strip():
             raise UsageError(f"{what} is empty; nothing was sent to the model")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # undecodable bytes read as lone surrogates (a chat line)
+            raise UsageError(
+                f"{what} is not valid UTF-8 text; nothing was sent to the model"
+            ) from None
         limit = self.settings.max_input_bytes
         if len(text.encode("utf-8", "surrogatepass")) > limit:
             raise UsageError(

@@ -257,6 +257,10 @@ def reinforce(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
 
 
 def add_memory(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
+    try:
+        args.text.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes in argv arrive as lone surrogates
+        raise UsageError("the memory's text is not valid UTF-8; nothing was written") from None
     verdict = memory.add(
         args.text,
         type=args.type,
@@ -410,7 +414,9 @@ def _list() -> None:
 
 @declare(memory_group, "search", search_memories)
 @click.argument("query")
-@click.option("--limit", type=int, default=10, show_default=True, help="at most this many")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="at most this many"
+)
 @type_filter
 @scope_filters
 def _search() -> None:

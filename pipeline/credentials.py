@@ -330,6 +330,10 @@ def redact(text: str) -> str:
     found = find_secrets(text)
     if not found:
         return text
+    # Text is redacted at every output boundary, some of it twice (a gate verdict, then the
+    # command's output): a marker already there reads as a labelled value and must stay as is.
+    markers = [(m.start(), m.end()) for m in re.finditer(re.escape(REDACTED), text)]
+    found = [f for f in found if not any(a <= f.start and f.end <= b for a, b in markers)]
     out, last = [], 0
     for f in found:
         out += [text[last : f.start], REDACTED]
@@ -830,10 +834,21 @@ def _noun_kind(noun: str) -> str:
     return f"value labelled {noun.lower()!r}"
 
 
+# The name of a state file moved aside ("session.json.corrupt-20261123T223724") mixes
+# letters and digits like a key; the warning that names it must show it.
+# Only the time is exempt: a stem that looks random itself is still a finding.
+_SET_ASIDE_NAME = re.compile(
+    r"(?P<stem>[\w.-]+)\.jsonl?\.(?:corrupt|invalid)-\d{8}T\d{6}(?:-\d+)?(?:\.jsonl)?"
+)
+
+
 def _random_tokens(text: str) -> Iterator[Finding]:
     for m in _TOKEN_PART.finditer(text):
         for part in re.finditer(r"[^/?&=#]+", m.group()):
             token = part.group().strip("-_.!")
+            aside = _SET_ASIDE_NAME.fullmatch(token)
+            if aside and not _looks_random(aside["stem"]):
+                continue
             if _looks_random(token):
                 start = m.start() + part.start()
                 yield Finding("random-looking token", start, start + len(part.group()))

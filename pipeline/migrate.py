@@ -52,10 +52,16 @@ def open_store(to: Store | str | Path, *, user: str, max_bytes: int) -> Store:
         if "://" in to or to.startswith(("postgresql:", "postgres:")):
             from .pgstore import PostgresStore, check_url
 
-            return PostgresStore(check_url(to, setting="the migration target"), user)
+            target = check_url(to, setting="the migration target", fix="give one or a folder")
+            return PostgresStore(target, user)
         if not to.strip():
             raise UsageError("the migration target is empty: give a postgresql:// URL or a folder")
-        return FileStore(StatePaths(Path(to), user, max_bytes=max_bytes))
+        # As --state-dir does: a shell leaves "--to=~/x" unexpanded.
+        try:
+            folder = Path(to).expanduser()
+        except RuntimeError:  # ~someone who does not exist
+            raise UsageError(f"the migration target {to}: no such user's home folder") from None
+        return FileStore(StatePaths(folder, user, max_bytes=max_bytes))
     if isinstance(to, Store):
         return to
     raise UsageError(f"cannot migrate to {to!r}: give a postgresql:// URL or a folder")

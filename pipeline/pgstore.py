@@ -184,13 +184,16 @@ def redacted(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def check_url(url: str, *, setting: str = "MEMTEST_STORE") -> str:
-    """`url` if it is a postgresql:// URL libpq can parse, else a ConfigError."""
+def check_url(
+    url: str,
+    *,
+    setting: str = "MEMTEST_STORE",
+    fix: str = "unset it to keep the JSON files in the state folder",
+) -> str:
+    """`url` if it is a postgresql:// URL libpq can parse, else a ConfigError that says
+    what to do (`fix`)."""
     if urlsplit(url).scheme not in ("postgresql", "postgres"):
-        raise ConfigError(
-            f"{setting}={redacted(url)!r} is not a postgresql:// URL; unset it to keep the "
-            "JSON files in the state folder"
-        )
+        raise ConfigError(f"{setting}={redacted(url)!r} is not a postgresql:// URL; {fix}")
     psycopg = _psycopg()
     try:
         urlsplit(url).port  # noqa: B018 (it raises on a port that is not a number)

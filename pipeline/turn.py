@@ -467,7 +467,8 @@ def reflect_on_turn(
         fold = Fold(
             turn_ids=tuple(leaving_ids),
             base_summary=session.session_summary,
-            summary=reply.session_summary,
+            # The summary is the model's text about the user's turns, stored like them.
+            summary=redact(reply.session_summary),
         )
     elif leaving:
         report.session_notes.append(

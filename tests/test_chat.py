@@ -44,6 +44,32 @@ def test_a_failed_turn_keeps_the_chat_alive(llm: ScriptedLLM, state_dir: Path) -
     assert "assistant> Back." in result.stdout
 
 
+def test_a_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(
+    llm: ScriptedLLM, state_dir: Path
+) -> None:
+    """A piped line with undecodable bytes is refused before retrieval and the model (it
+    crashed the embedder, or failed in the HTTP call); the next line is answered."""
+    llm.reply("Back.").reply(reflection())
+    result = subprocess.run(
+        [sys.executable, str(PROJECT / "memory_test.py"), "chat"],
+        check=False,
+        input=b"hello \xff there\nsecond line\n",
+        capture_output=True,
+        env={
+            "PATH": os.environ.get("PATH", ""),
+            "LC_ALL": "C",
+            **turn_env(llm, state_dir),
+        },
+        timeout=60,
+    )
+    stderr = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 0, stderr
+    assert "not valid UTF-8 text; nothing was sent to the model" in stderr
+    assert "Traceback" not in stderr
+    assert b"assistant> Back." in result.stdout
+    assert len(llm.requests) == 2  # the second line's answer and reflection only
+
+
 def test_ctrl_c_leaves_cleanly_with_state_intact(llm: ScriptedLLM, state_dir: Path) -> None:
     """SIGINT while waiting for input ends the chat with exit 0; finished turns are saved."""
     llm.reply("Saved.").reply(reflection(candidate("User likes tea")))

@@ -165,6 +165,21 @@ def test_corrupt_state_is_moved_aside_and_the_turn_goes_on(
     assert aside.read_text() == '{"memories": [{"id": '
 
 
+def test_the_warning_names_the_file_a_broken_session_was_moved_to(
+    llm: ScriptedLLM, env: dict[str, str], state_dir: Path
+) -> None:
+    """The side file's name (letters and digits, like a key) is shown as it is, on stderr
+    and in --json's warnings, not redacted: the user has to find it."""
+    state_dir.mkdir(parents=True)
+    (state_dir / "session.json").write_text("garbage")
+    llm.reply("Still here.").reply(reflection())
+    result = invoke("-i", "hi", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    [aside] = state_dir.glob("session.json.corrupt-*")
+    assert f"moved it to {aside.name} " in result.stderr, result.stderr
+    assert any(aside.name in w for w in json.loads(result.stdout)["warnings"])
+
+
 def test_newer_schema_is_refused_before_any_call(
     llm: ScriptedLLM, env: dict[str, str], state_dir: Path
 ) -> None:

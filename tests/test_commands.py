@@ -97,12 +97,33 @@ def test_add_goes_through_the_gate(env: dict[str, str]) -> None:
     secret = cli(env, "memory", "add", "My password is hunter22x", "--type", "preference")
     assert "rejected [secret]" in secret.stdout
     assert "hunter22x" not in secret.stdout
+    assert "My password is [REDACTED]" in secret.stdout, secret.stdout
     again = cli(env, "memory", "add", "The user is allergic to peanuts.", "--type", "identity")
     assert "merged mem_0001 [duplicate]" in again.stdout
     listed = as_json(env, "memory", "list")["memories"]
     assert [(m["id"], m["hit_count"], m["source"], m["decay"]) for m in listed] == [
         ("mem_0001", 2, "human", "stable")
     ]
+
+
+def test_add_refuses_text_that_is_not_utf8(env: dict[str, str], state_dir: Path) -> None:
+    """Undecodable bytes in the text (a lone surrogate in argv) are a usage error with a
+    message, not a traceback from the history write; nothing is stored."""
+    result = cli(env, "memory", "add", "User likes \udcff tea", "--type", "habit")
+    assert result.returncode == 2, result.stderr
+    assert "not valid UTF-8" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert as_json(env, "memory", "list", "--all")["memories"] == []
+
+
+def test_search_refuses_a_limit_below_one(env: dict[str, str]) -> None:
+    """`--limit 0` or a negative limit is a usage error, not silently read as 1."""
+    cli(env, "memory", "add", "User plays chess", "--type", "habit")
+    for limit in ("0", "-3"):
+        result = cli(env, "memory", "search", "chess", "--limit", limit)
+        assert result.returncode == 2, result.stdout
+        assert "--limit" in result.stderr
+    assert cli(env, "memory", "search", "chess", "--limit", "1").returncode == 0
 
 
 def test_list_filters_and_says_when_empty(env: dict[str, str]) -> None:

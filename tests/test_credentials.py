@@ -258,3 +258,20 @@ def test_ordinary_text_imports_no_validator() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User's door code is 4321",
+        "My api key is sk-abcdefghijklmnopqrstuvwx1234",
+        "User's national insurance number is QQ123456C",
+        "the wifi password is hunter22 and the PIN 4471",
+    ],
+)
+def test_redacting_twice_changes_nothing(text: str) -> None:
+    """Output is redacted at more than one boundary (a gate verdict, then the command that
+    prints it), so a [REDACTED] marker must not be read as a labelled value and wrapped again."""
+    once = redact(text)
+    assert "[REDACTED]" in once
+    assert redact(once) == once

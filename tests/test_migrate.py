@@ -285,6 +285,22 @@ def test_an_empty_source_or_a_bad_target_is_a_usage_error(tmp_path: Path) -> Non
         Library(tmp_path / "source", user=USER).migrate(to=" ")
 
 
+def test_a_target_folder_may_start_with_a_tilde_as_a_state_folder_may(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--to=~/moved` (the shell leaves it as written) is the home folder's `moved`, as
+    `--state-dir` would be, not a folder named `~` in the working folder; a URL of another
+    kind is refused with what to give instead."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    build_user(file_maker(tmp_path / "source"))
+    Library(tmp_path / "source", user=USER).migrate(to="~/moved")
+    assert not (tmp_path / "~").exists()
+    assert Library(tmp_path / "home" / "moved", user=USER).list()
+    with pytest.raises(UsageError, match="give one or a folder"):
+        Library(tmp_path / "source", user=USER).migrate(to="mysql://db/x")
+
+
 def test_an_unreadable_source_is_refused_and_set_aside_data_is_named(
     pg_url: str, tmp_path: Path
 ) -> None:

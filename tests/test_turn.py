@@ -184,6 +184,22 @@ def test_old_turns_fold_into_the_summary(llm: ScriptedLLM, state_dir: Path) -> N
     assert "User asked q0; assistant said a0." in llm.requests[6]["messages"][0]["content"]
 
 
+def test_a_secret_in_the_summary_is_redacted_as_in_the_turns(
+    llm: ScriptedLLM, state_dir: Path
+) -> None:
+    """The turns in session.json are redacted; the summary the model writes of them (which
+    may repeat a password the user typed) is redacted the same way before it is saved."""
+    settings = make_settings(llm, state_dir, MEMTEST_SESSION_TURNS="1")
+    llm.reply("Noted.").reply(reflection())
+    run_turn("my wifi password is hunter22x", settings)
+    summary = "User shared the wifi password hunter22x and likes tea."
+    llm.reply("ok").reply(reflection(session_summary=summary))
+    run_turn("I like tea", settings)
+    saved = session(settings)
+    assert saved["session_summary"] == "User shared the wifi password [REDACTED] and likes tea."
+    assert b"hunter22x" not in (settings.state_dir / "session.json").read_bytes()
+
+
 def test_hallucinated_ids_are_rejected_not_crashed(llm: ScriptedLLM, settings: Settings) -> None:
     """Revisions and reinforcements of ids never shown are `unknown_target`; ltm unchanged."""
     seed_memories(settings, "User likes tea")
