@@ -692,9 +692,10 @@ class Memory:
             if memory.status == to:
                 return None
             if memory.status not in allowed_from:
+                command = {"forgotten": "forget", "restored": "restore", "approved": "approve"}
                 raise UsageError(
-                    f"{memory.id} is {memory.status}; {event} applies to "
-                    f"{' or '.join(allowed_from)} memories"
+                    f"{memory.id} is {memory.status}; `memory {command.get(event, event)}` "
+                    f"applies to {' or '.join(allowed_from)} memories"
                 )
             before = {"status": memory.status}
             memory.status = to

@@ -235,7 +235,7 @@ def forget(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
     if change.changed:
         text += (
             f"\n(restore with `memory restore {change.id}`; remove for good with "
-            "`memory forget --purge`)"
+            f"`memory forget {change.id} --purge`)"
         )
     return payload, text
 

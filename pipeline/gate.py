@@ -222,7 +222,7 @@ def screen_rules(
         return _Screen("invalid", f"content longer than {policy.max_content_chars} characters")
     secret = find_secret(stripped)
     if secret:
-        return _Screen("secret", f"contains a {secret}")
+        return _Screen("secret", f"contains {_article(secret)} {secret}")
     injection = find_injection(
         stripped, subject=subject, user_text=user_text, similarity=similarity
     )
@@ -612,7 +612,7 @@ def _invalid_candidate(c: CandidateIn, policy: Policy) -> str | None:
 
 def _secret_in_reason(reason: str) -> _Screen | None:
     secret = find_secret(reason)
-    return _Screen("secret", f"reason contains a {secret}") if secret else None
+    return _Screen("secret", f"reason contains {_article(secret)} {secret}") if secret else None
 
 
 def _decide_revisions(
@@ -718,3 +718,11 @@ def _invalid_revision(r: RevisionIn, memory: Memory) -> str | None:
     if r.action == "increase_confidence" and r.new_confidence <= memory.confidence:
         return f"new_confidence {r.new_confidence:.2f} is not above {memory.confidence:.2f}"
     return None
+
+
+def _article(noun: str) -> str:
+    """'a' or 'an' before `noun`, by how it is read aloud: "an IBAN", "an SSN", "a JWT"."""
+    first = noun.split(" ", maxsplit=1)[0]
+    if len(first) > 1 and first.isupper():  # an initialism, read letter by letter
+        return "an" if first[0] in "AEFHILMNORSX" else "a"
+    return "an" if first[:1].lower() in "aeio" else "a"

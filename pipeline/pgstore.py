@@ -225,7 +225,7 @@ def connection(url: str) -> psycopg.Connection[Any]:
     except driver.Error as exc:
         raise StateError(
             f"Cannot connect to the PostgreSQL store {redacted(url)}: {_first_line(exc)}. "
-            "Check MEMTEST_STORE and that the server is running; nothing was changed."
+            "Check the URL and that the server is running; nothing was changed."
         ) from None
     try:
         _migrate(opened, url)

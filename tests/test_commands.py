@@ -139,7 +139,9 @@ def test_list_filters_and_says_when_empty(env: dict[str, str]) -> None:
 def test_forget_restore_and_their_history(env: dict[str, str], state_dir: Path) -> None:
     """Forget is soft and idempotent; restore brings it back; both are in the history."""
     cli(env, "memory", "add", "User plays chess", "--type", "habit")
-    assert "Forgot mem_0001" in cli(env, "memory", "forget", "mem_0001").stdout
+    forgot = cli(env, "memory", "forget", "mem_0001").stdout
+    assert "Forgot mem_0001" in forgot
+    assert "`memory forget mem_0001 --purge`" in forgot
     assert "already forgotten" in cli(env, "memory", "forget", "mem_0001").stdout
     assert as_json(env, "memory", "list")["memories"] == []
     assert as_json(env, "memory", "list", "--all")["memories"][0]["status"] == "forgotten"

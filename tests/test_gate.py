@@ -385,3 +385,15 @@ def test_numbers_in_groups_and_identity_numbers(text: str, secret: bool) -> None
     from pipeline.credentials import find_secrets
 
     assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "detail"),
+    [
+        ("User's IBAN is DE89 3704 0044 0532 0130 00", "contains an IBAN"),
+        ("User's card is 4111 1111 1111 1111", "contains a card number"),
+    ],
+)
+def test_a_secret_verdict_reads_as_english(text: str, detail: str) -> None:
+    decision = decide_one(text)
+    assert (decision.reason, decision.detail) == ("secret", detail)
