@@ -32,8 +32,9 @@ One turn of a memory-aware assistant. Reads the session (session.json) and long-
 memory (ltm.json) in the state folder, asks the model for an answer, prints it, then asks
 the model what is worth remembering and lets a programmatic gate decide what is written.
 
-state folder: {state_dir}
-settings:     {env_file}"""
+default state folder: {state_dir}
+default settings:     {env_file}
+(--state-dir / MEMTEST_STATE_DIR and --env-file / MEMTEST_ENV_FILE choose others)"""
 
 EPILOG = """\
 commands (each has --help):
