@@ -1090,7 +1090,8 @@ def _counters_bytes(paths: StatePaths, increments: dict[str, int], *, now: datet
     except FileNotFoundError:
         totals = {}
     except _Unreadable:
-        _replace(paths.counters, _free_name(paths.home, f"{paths.counters.name}.corrupt"))
+        aside = f"{paths.counters.name}.corrupt-{now:%Y%m%dT%H%M%S}"
+        _replace(paths.counters, _free_name(paths.home, aside))
         totals = {}
     for key, value in increments.items():
         totals[key] = totals.get(key, 0) + value

@@ -95,3 +95,23 @@ def test_a_lock_held_by_another_process_is_busy(state_dir: Path) -> None:
         finally:
             holder.kill()
     assert check_health(files(state_dir), now=NOW).lock == "free"
+
+
+def test_unreadable_counters_are_moved_aside_where_status_lists_them(state_dir: Path) -> None:
+    """A commit that finds the counters file unreadable keeps it under a dated side name,
+    which `memory status` lists, and starts counting again."""
+    from pipeline.store import Change
+
+    write_ltm(state_dir, "User plays chess")
+    (state_dir / "ltm.counters.json").write_text("{not json")
+    store = files(state_dir)
+    store.transact(
+        lambda disk: Change(result=None, ltm=disk.ltm, counters={"attempts": 1}),
+        now=NOW,
+        lock_timeout=5,
+    )
+    aside = [p.name for p in state_dir.glob("ltm.counters.json.corrupt-*")]
+    assert aside == [f"ltm.counters.json.corrupt-{NOW:%Y%m%dT%H%M%S}"]
+    assert (state_dir / aside[0]).read_text() == "{not json"
+    assert store.read_counters() == {"attempts": 1}
+    assert check_health(store, now=NOW).quarantined == aside
