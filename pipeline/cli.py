@@ -124,6 +124,21 @@ class Group(_Written, click.Group):
 
     command_class = Command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """As click parses them; a shared option given to the group itself ("memory --json
+        list") is pointed to where it belongs, after the command."""
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            shared = {flag for flags, _help in SHARED.values() for flag in flags}
+            if exc.option_name in shared:
+                raise click.UsageError(
+                    f"{exc.option_name}: options go after the command "
+                    f"({ctx.command_path} COMMAND ... {exc.option_name} ...)",
+                    ctx,
+                ) from None
+            raise
+
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -108,6 +108,10 @@ def test_key_from_env_file_and_environment_wins(
         (["-i", "hi"], {"MEMTEST_BASE_URL": "api.moonshot.ai"}, "not an http(s) URL"),
         ([], {}, "required: -i"),
         (["--bogus"], {}, "No such option '--bogus'"),
+        (["--user", "bob", "memory", "list"], {}, "--user: options go after the command"),
+        (["memory", "--json", "list"], {}, "--json: options go after the command"),
+        (["memory", "--state-dir=/tmp", "list"], {}, "--state-dir: options go after"),
+        (["memory", "--bogus", "list"], {}, "No such option '--bogus'"),
     ],
 )
 def test_usage_errors_exit_2(
