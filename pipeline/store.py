@@ -687,7 +687,7 @@ def _read_locked(
                 "(left in place: dry run)"
             )
             return None, None
-        aside = _free_name(path.parent, f"{path.name}.corrupt-{now:%Y%m%dT%H%M%S}")
+        aside = _set_aside_name(path, "corrupt", now)
         _replace(path, aside)
         companion = path.with_name("ltm.history.jsonl")
         if path.name == "ltm.json" and companion.exists():
@@ -710,7 +710,7 @@ def _read_locked(
         return parsed, None
     # The side file is written before ltm.json loses them: a crash in between leaves them
     # in both places (moved again next time), never in neither.
-    side = _free_name(path.parent, f"{path.name}.invalid-{now:%Y%m%dT%H%M%S}", ".jsonl")
+    side = _set_aside_name(path, "invalid", now, ".jsonl")
     lines = "".join(
         json.dumps({"reason": reason, "memory": memory}, ensure_ascii=False) + "\n"
         for memory, reason in rejected
@@ -801,6 +801,12 @@ def _check_schema(version: Any, path: Path) -> None:
             f"schema_version {json.dumps(version)[:40]} is not an integer from 1 to "
             f"{SCHEMA_VERSION}"
         )
+
+
+def _set_aside_name(path: Path, kind: str, now: datetime, suffix: str = "") -> Path:
+    """Where `path` (or part of it) is kept aside: `<name>.<kind>-<time><suffix>`, the
+    shape `memory status` and a migration look for, never an existing file."""
+    return _free_name(path.parent, f"{path.name}.{kind}-{now:%Y%m%dT%H%M%S}", suffix)
 
 
 def _free_name(folder: Path, base: str, suffix: str = "") -> Path:
@@ -1090,8 +1096,7 @@ def _counters_bytes(paths: StatePaths, increments: dict[str, int], *, now: datet
     except FileNotFoundError:
         totals = {}
     except _Unreadable:
-        aside = f"{paths.counters.name}.corrupt-{now:%Y%m%dT%H%M%S}"
-        _replace(paths.counters, _free_name(paths.home, aside))
+        _replace(paths.counters, _set_aside_name(paths.counters, "corrupt", now))
         totals = {}
     for key, value in increments.items():
         totals[key] = totals.get(key, 0) + value
