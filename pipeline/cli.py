@@ -132,12 +132,17 @@ class Group(_Written, click.Group):
         except click.NoSuchOption as exc:
             shared = {flag for flags, _help in SHARED.values() for flag in flags}
             if exc.option_name in shared:
-                raise click.UsageError(
-                    f"{exc.option_name}: options go after the command "
-                    f"({ctx.command_path} COMMAND ... {exc.option_name} ...)",
-                    ctx,
-                ) from None
+                raise misplaced([exc.option_name], ctx, "COMMAND") from None
             raise
+
+
+def misplaced(options: list[str], ctx: click.Context, command: str) -> click.UsageError:
+    """The error for options written before the command they belong to."""
+    return click.UsageError(
+        f"{', '.join(options)}: options go after the command "
+        f"({ctx.command_path} {command} ... {options[0]} ...)",
+        ctx,
+    )
 
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -301,10 +306,7 @@ def root(ctx: click.Context, /, text: str | None, **options: Any) -> int:
         values = {"text": text, **options}
         given = [p.opts[0] for p in ctx.command.params if values.get(p.name) not in (None, False)]
         if given:
-            raise click.UsageError(
-                f"{', '.join(given)}: options go after the command "
-                f"({ctx.command_path} {ctx.invoked_subcommand} ... {given[0]} ...)"
-            )
+            raise misplaced(given, ctx, ctx.invoked_subcommand)
         return EXIT_OK
     if text is None:
         raise click.UsageError("the following arguments are required: -i/--input")
