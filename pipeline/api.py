@@ -340,12 +340,7 @@ class Memory:
         the input limit (MEMTEST_MAX_INPUT_KB)."""
         if not text.strip():
             raise UsageError(f"{what} is empty; nothing was sent to the model")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # undecodable bytes read as lone surrogates (a chat line)
-            raise UsageError(
-                f"{what} is not valid UTF-8 text; nothing was sent to the model"
-            ) from None
+        _require_utf8(text, what, "nothing was sent to the model")
         limit = self.settings.max_input_bytes
         if len(text.encode("utf-8", "surrogatepass")) > limit:
             raise UsageError(
@@ -617,6 +612,7 @@ class Memory:
         It is labelled with the scope's project, agent and personality; a duplicate is
         looked for only among the memories that scope sees (a global memory: among those
         seen everywhere), so the same fact in two projects is one memory in each."""
+        _require_utf8(content, "the memory's text", "nothing was written")
         candidate = CandidateIn(
             type=type,
             subject=subject,
@@ -820,6 +816,15 @@ class Memory:
         if not semantic_available():
             return
         embed_new(self.settings.store, texts, Embedder(), lock_timeout=self.settings.lock_timeout)
+
+
+def _require_utf8(text: str, what: str, outcome: str) -> None:
+    """A UsageError when `text` holds lone surrogates: undecodable bytes read from argv or
+    a terminal line, or a JSON escape, which no file or request can carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{what} is not valid UTF-8 text; {outcome}") from None
 
 
 def _shown(content: str, verdict: str) -> str:

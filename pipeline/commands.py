@@ -257,10 +257,6 @@ def reinforce(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
 
 
 def add_memory(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
-    try:
-        args.text.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes in argv arrive as lone surrogates
-        raise UsageError("the memory's text is not valid UTF-8; nothing was written") from None
     verdict = memory.add(
         args.text,
         type=args.type,

@@ -189,6 +189,14 @@ def test_add_refuses_unknown_kinds_through_the_gate(memory: Memory) -> None:
     assert memory.list() == []
 
 
+def test_add_refuses_text_no_file_can_hold(memory: Memory) -> None:
+    """A lone surrogate (undecodable argv bytes, or a JSON escape sent by an MCP client) is
+    a UsageError from the library itself, and nothing is written."""
+    with pytest.raises(UsageError, match="not valid UTF-8"):
+        memory.add("User likes \ud800 tea", type="habit")
+    assert memory.list(all=True) == []
+
+
 def test_empty_or_oversized_text_is_refused_before_the_model(
     llm: ScriptedLLM, tmp_path: Path
 ) -> None:
