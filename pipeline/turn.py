@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from . import store
@@ -467,8 +467,7 @@ def reflect_on_turn(
         fold = Fold(
             turn_ids=tuple(leaving_ids),
             base_summary=session.session_summary,
-            # The summary is the model's text about the user's turns, stored like them.
-            summary=redact(reply.session_summary),
+            summary=reply.session_summary,
         )
     elif leaving:
         report.session_notes.append(
@@ -584,6 +583,9 @@ def commit_turn(
             base = pending.session.model_copy(update={"messages": [], "session_summary": ""})
         else:
             base = disk.session  # appended to as it is now, so a concurrent turn is kept
+        # Everything the session keeps is redacted here: the turn, and the model's summary
+        # of older turns.
+        fold = pending.proposal.fold
         recorded = record_turn(
             base,
             turn_id=pending.turn_id,
@@ -591,7 +593,7 @@ def commit_turn(
             answer=redact(pending.answer),
             started=pending.started,
             answered=pending.answered,
-            fold=pending.proposal.fold,
+            fold=replace(fold, summary=redact(fold.summary)) if fold else None,
             max_turns=settings.session_turns,
         )
         proposal, requests = pending.proposal, pending.requests
