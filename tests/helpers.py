@@ -32,6 +32,16 @@ def turn_env(server: ScriptedLLM, state_dir: Path, **extra: str) -> dict[str, st
     }
 
 
+def keyless_env(state_dir: Path, **extra: str) -> dict[str, str]:
+    """Environment for commands that need no model: no API key, lexical retrieval."""
+    return {
+        "MEMTEST_STATE_DIR": str(state_dir),
+        "MEMTEST_ENV_FILE": os.environ["MEMTEST_ENV_FILE"],
+        "MEMTEST_RETRIEVER": "lexical",
+        **extra,
+    }
+
+
 def make_settings(server: ScriptedLLM, state_dir: Path, **extra: str) -> Settings:
     return load_settings(environ=turn_env(server, state_dir, **extra))
 

@@ -16,21 +16,15 @@ from hypothesis import strategies as st
 
 from pipeline import store
 from pipeline.models import DECAY_POLICIES, MEMORY_TYPES, STATUSES, SUBJECTS, HistoryEntry, LtmFile
-from tests.helpers import PROJECT, candidate, invoke, reflection, turn_env
+from tests.helpers import PROJECT, candidate, invoke, keyless_env, reflection, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import NOW, memory
 
 
 @pytest.fixture
-def env(state_dir: Path, tmp_path: Path) -> dict[str, str]:
+def env(state_dir: Path) -> dict[str, str]:
     """No API key at all: these commands must not need one."""
-    empty = tmp_path / "commands.env"
-    empty.write_text("")
-    return {
-        "MEMTEST_STATE_DIR": str(state_dir),
-        "MEMTEST_ENV_FILE": str(empty),
-        "MEMTEST_RETRIEVER": "lexical",
-    }
+    return keyless_env(state_dir)
 
 
 def cli(

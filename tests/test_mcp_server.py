@@ -17,23 +17,16 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.helpers import PROJECT, candidate, invoke, reflection, run_cli, turn_env
+from tests.helpers import PROJECT, candidate, invoke, keyless_env, reflection, run_cli, turn_env
 from tests.llm_server import ScriptedLLM
 
 TOOLS = {"search", "recall", "add", "get", "list", "forget", "history", "stats"}
 
 
 @pytest.fixture
-def env(state_dir: Path, tmp_path: Path) -> dict[str, str]:
+def env(state_dir: Path) -> dict[str, str]:
     """No API key: the server must run without one."""
-    empty = tmp_path / "server.env"
-    empty.write_text("")
-    return {
-        "MEMTEST_STATE_DIR": str(state_dir),
-        "MEMTEST_ENV_FILE": str(empty),
-        "MEMTEST_RETRIEVER": "lexical",
-        "PYTHONPATH": str(PROJECT),
-    }
+    return keyless_env(state_dir, PYTHONPATH=str(PROJECT))
 
 
 @asynccontextmanager

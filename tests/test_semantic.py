@@ -12,7 +12,7 @@ from pipeline import store
 from pipeline.embeddings import Embedder, content_key, semantic_available, vectors_for
 from pipeline.retrieval import Retriever
 from pipeline.text import terms
-from tests.helpers import candidate, invoke, make_settings, reflection, turn_env
+from tests.helpers import candidate, invoke, keyless_env, make_settings, reflection, turn_env
 from tests.llm_server import ScriptedLLM
 from tests.strategies import memory
 
@@ -232,13 +232,7 @@ def test_cli_trace_and_json_report_selection_mode(llm: ScriptedLLM, state_dir: P
 def test_every_command_that_writes_embeds_and_search_saves(state_dir: Path, tmp_path: Path) -> None:
     """add, import, restore and approve leave their vectors cached; a search after the
     cache was lost rebuilds it once and saves it, so the next search embeds nothing."""
-    empty = tmp_path / "commands.env"
-    empty.write_text("")
-    env = {
-        "MEMTEST_STATE_DIR": str(state_dir),
-        "MEMTEST_ENV_FILE": str(empty),
-        "MEMTEST_RETRIEVER": "semantic",
-    }
+    env = keyless_env(state_dir, MEMTEST_RETRIEVER="semantic")
     paths = store.StatePaths(state_dir)
 
     def cached() -> set[str]:
