@@ -118,7 +118,17 @@ def _reader(language: str) -> str:
     return "(?:" + "|".join(AI_READERS[language]) + ")"
 
 
-_EN, _DE, _FR, _ES, _ZH = (_reader(lang) for lang in ("en", "de", "fr", "es", "zh"))
+# A name for an AI reader followed by a word for people is a person ("if you are an AI
+# researcher"): the name is taken whole (an atomic group) and that word must not follow it.
+_PEOPLE = (
+    r"(?![ -](?:researchers?|engineers?|developers?|scientists?|ethicists?|experts?|"
+    r"enthusiasts?|students?|teams?|compan(?:y|ies)|startups?|people|users?|practitioners?|"
+    r"specialists?|professionals?|teachers?|instructors?|builders?|founders?|investors?|"
+    r"ethics|safety|polic(?:y|ies)|courses?|class(?:es)?|labs?|communit(?:y|ies)|"
+    r"conferences?|news|owners?|operators?)\b)"
+)
+_EN = f"(?>{_reader('en')}){_PEOPLE}"
+_DE, _FR, _ES, _ZH = (_reader(lang) for lang in ("de", "fr", "es", "zh"))
 _START = r"(?:^|(?<=[.!?;:\n])\s*|(?<=[.!?;:]\s))\W*"  # the start of a sentence
 _READING_EN = (
     r"(?:reading|reads?|read|processing|process(?:es)?|seeing|sees?|summari[sz]ing|"
@@ -177,17 +187,80 @@ _ADDRESS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 # What the addressed reader is told to do: a modal, or a clause after the address.
-_TOLD = re.compile(
+_MODAL_WORDS = (
     r"\b(?:must|should|shall|need to|needs to|have to|has to|(?:is|are) (?:required|expected|"
     r"instructed|asked|to)\b|will|may not|cannot|can't|never|always|do not|don't|please|"
     r"make sure|be sure|remember|kindly|muss|müssen|musst|soll|sollen|sollst|sollt|darf|"
     r"dürfen|doit|doivent|devez|dois|devra|devront|merci de|veuillez|il faut|debe|deben|"
     r"debes|tiene que|tienen que|tienes que|por favor|nunca|siempre)\b"
     r"|必须|应该|应当|需要|要|请|务必|不要|不得|一定|都得|只能|禁止"
-    r"|[:,—–：，]\s*\w",
+)
+_TOLD = re.compile(_MODAL_WORDS + r"|[:,—–：，]\s*\w", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+
+
+# The same readers in three more frames, each with its own test of what they are told:
+# - a bare heading or vocative ("AI models: ...", "Language models, never ...", "KI-Modelle:
+#   ..."): the clause after it must open with an order (an imperative, "please", "never",
+#   "you"), since "AI models: the user prefers open-weight ones" is a note about them;
+# - the readers of this very text ("AI readers of this document must ...", "Les IA de cette
+#   page doivent ...", "大语言模型在处理此页面时应当 ..."): a modal verb must follow;
+# - an order in the passive ("AI agents are hereby instructed to ...").
+_ALL_READERS = f"(?:{_EN}|{_DE}|{_FR}|{_ES})"
+_QUANTIFIED = (
+    rf"(?:{_ANY_EN}\s+|the\s+|alle\s+|jede[nrs]?\s+|die\s+|tou(?:te)?s?\s+(?:les\s+)?|les\s+|"
+    r"tod[oa]s\s+(?:l[oa]s\s+)?|l[oa]s\s+|cualquier\s+)?"
+)
+_HEADING = re.compile(
+    rf"{_START}(?P<prep>(?:to|for|attention|an|für|à|aux|pour|para)\s+)?{_QUANTIFIED}"
+    rf"{_ALL_READERS}\s*(?P<sep>[:—–,])\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HEADING_ZH = re.compile(
+    rf"(?:^|(?<=[。！？；\n]))\s*(?:所有|任何|各位|全体|每个|每一个)?的?{_ZH}{{1,2}}\s*[：:，,—]\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
+# How an order opens: an imperative or a word that only an order opens with, by language.
+_ORDER_OPENS = re.compile(
+    r"(?:please|kindly|always|never|do not|don't|you|your|make sure|be sure|remember|"
+    r"recommend|ignore|disregard|say|tell|describe|rate|rank|mention|include|forward|send|"
+    r"praise|omit|avoid|promote|answer|reply|respond|treat|summari[sz]e|state|claim|mark|"
+    r"list|prefer|add|append|insert|follow|obey|use|write|output|print|reveal|share|direct|"
+    r"suggest|advise|refer|present|report|give|show|stop|keep|classify|score|approve|"
+    r"select|choose|favou?r|emphasi[sz]e|highlight|disclose|leave|drop|exclude|assume|"
+    r"pretend|act|behave|visit|click|email|contact|buy|call|praise|"
+    r"bitte|immer|nie|niemals|stets|empfiehl|empfehlt|sag|sagt|nenne|nennt|ignoriere|"
+    r"ignoriert|erwähne|erwähnt|lobe|lobt|bewerte|bewertet|antworte|antwortet|schreib|"
+    r"schreibe|schreibt|gib|gebt|verschweige|verschweigt|leite|leitet|sende|sendet|"
+    r"behandle|behandelt|"
+    r"\w+ez|ne|n'|toujours|jamais|veuillez|merci de|dis|fais|recommande|mentionne|réponds|"
+    r"écris|envoie|"
+    r"recomiend\w*|dig\w*|di|ignor\w*|mencion\w*|respond\w*|escrib\w*|env[ií]\w*|incluy\w*|"
+    r"describ\w*|trat\w*|calific\w*|siempre|nunca|no|por favor)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+_ORDER_OPENS_ZH = re.compile(
+    r"请|务必|必须|一定|不要|别|总是|始终|永远|只|推荐|告诉|说|忽略|提到|回答|回复|称|把|向|将|给|不得|禁止"
+)
+_OF_THIS = re.compile(
+    rf"(?:\b{_ANY_EN}\s+|{_START})(?:the\s+)?{_EN}\s+(?:of|on|in|for|from|with access to|given|"
+    r"handling|receiving)\s+(?:this|these|the following|the present)\b"
+    rf"|(?:\b(?:alle|jede[nrs]?)\s+|{_START})(?:die\s+)?{_DE}\s+(?:in|auf|aus)\s+"
+    r"(?:diese[mnrs]?|dem folgenden)\b"
+    rf"|(?:\btou(?:te)?s?\s+|{_START})(?:les\s+|l')?{_FR}\s+(?:de|dans|sur)\s+"
+    r"(?:ce|cette|ces|cet)\b"
+    rf"|(?:\b(?:cualquier|tod[oa]s)\s+|{_START})(?:l[oa]s\s+|el\s+)?{_ES}\s+(?:de|en)\s+"
+    r"(?:este|esta|estos|estas|esto)\b"
+    rf"|{_ZH}(?:在|于)?(?:读取|阅读|读到|看到|处理|总结|抓取|解析|浏览)(?:到)?(?:这|本|此|以下)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PASSIVE_ORDER = re.compile(
+    rf"(?:\b{_ANY_EN}\s+|{_START})(?:the\s+)?{_EN}\s+(?:are|is)\s+(?:hereby\s+\w+|(?:now\s+)?"
+    r"(?:instructed|ordered|directed|commanded)\s+to)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A modal verb alone: what the readers of this text are told.
+_MODAL = re.compile(_MODAL_WORDS, re.IGNORECASE)
 
 
 def find_ai_address(text: str) -> str | None:
@@ -202,8 +275,26 @@ def find_ai_address(text: str) -> str | None:
     for m in _ADDRESS.finditer(text):
         end = _SENTENCE_END.search(text, m.end())
         if _TOLD.search(text, m.start(), end.start() if end else len(text)):
-            return text[m.start() : end.start() if end else len(text)].strip()[:80]
+            return _quoted(text, m.start(), end)
+    for m in _HEADING.finditer(text):
+        bare = m["prep"] is None or m["sep"] == ","
+        if not bare or _ORDER_OPENS.match(text, m.end()):
+            return _quoted(text, m.start(), _SENTENCE_END.search(text, m.end()))
+    for m in _HEADING_ZH.finditer(text):
+        if _ORDER_OPENS_ZH.match(text, m.end()):
+            return _quoted(text, m.start(), _SENTENCE_END.search(text, m.end()))
+    for m in _OF_THIS.finditer(text):
+        end = _SENTENCE_END.search(text, m.end())
+        if _MODAL.search(text, m.end(), end.start() if end else len(text)):
+            return _quoted(text, m.start(), end)
+    passive = _PASSIVE_ORDER.search(text)
+    if passive:
+        return _quoted(text, passive.start(), _SENTENCE_END.search(text, passive.end()))
     return None
+
+
+def _quoted(text: str, start: int, end: re.Match[str] | None) -> str:
+    return text[start : end.start() if end else len(text)].strip()[:80]
 
 
 # --- Is this a rule for the assistant? -----------------------------------------------------

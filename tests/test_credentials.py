@@ -523,3 +523,20 @@ def test_licence_permit_and_member_numbers_are_found(text: str, value: str) -> N
 def test_talk_about_licences_without_a_number_passes(text: str) -> None:
     """Years, durations, counts and prices beside a licence or membership are facts."""
     assert [f for f in find_secrets(text) if f.kind == "licence or member number"] == []
+
+
+def test_ordinary_text_reads_no_other_word_list() -> None:
+    """Prose in any script, Chinese prose beside a recovery noun included, reads none of the
+    non-English word lists: a list is read only when a text has a phrase's shape."""
+    code = (
+        "from pipeline.credentials import _bip39_list, find_secrets; "
+        "find_secrets('User prefers green tea over coffee when working late at night and "
+        "walks the dog before breakfast on most days of the week'); "
+        "find_secrets('El usuario vive en Madrid con su perro y trabaja como abogado.'); "
+        f"find_secrets({CHINESE_PROSE[0]!r}); find_secrets({CHINESE_PROSE[1]!r}); "
+        "print(_bip39_list.cache_info().currsize)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT
+    )
+    assert done.stdout.strip() == "0"
