@@ -863,10 +863,39 @@ DOCUMENT_NOUNS: tuple[str, ...] = (
         for word in ("número", "numero", "nº", "no")
     ),
     r"tarjeta de residencia",
+    # Other numbers that name one person to an insurer, employer, school, shop or state.
+    r"visa (?:number|no|#)",
+    r"green card(?: number| no| #)?",
+    r"policy (?:number|no|#)",
+    r"insurance policy(?: number| no| #)?",
+    r"medicare(?: number| no| #)?",
+    r"medicaid(?: number| no| #)?",
+    r"health card(?: number| no| #)?",
+    r"employee (?:id|number|no|#)",
+    r"staff (?:id|number|no|#)",
+    r"student (?:id|number|no|#)",
+    r"matriculation number",
+    r"customer (?:id|number|no|#)",
+    r"badge (?:id|number|no|#)",
+    r"matrikelnummer",
+    r"personalnummer",
+    r"kundennummer",
+    r"versicherungsnummer",
+    r"versichertennummer",
+    r"visumnummer",
+    r"mitarbeiternummer",
+    *(
+        word + r" (?:de |d'|d’)?(?:client|étudiant|etudiant|visa|police|employé|employe)"
+        for word in ("numéro", "numero", "n°")
+    ),
+    *(
+        word + r" de (?:cliente|empleado|estudiante|póliza|poliza|visa|visado)"
+        for word in ("número", "numero", "nº")
+    ),
 )
 DOCUMENT_NOUNS_CJK: tuple[str, ...] = tuple(
     "驾驶证|驾照|驾驶执照|駕駛執照|駕照|执照号|許可證|许可证|会员号|会员卡号|会员编号|會員號|居住证|工作许可|"
-    "居留许可".split("|")
+    "居留许可|学号|工号|员工号|保单号|客户号|客户编号|签证号|医保卡号".split("|")
 )
 _DOC_NEAR_AFTER = 10
 _DOC_NEAR_BEFORE = 8
@@ -913,6 +942,28 @@ _DOCUMENT_STEMS = (
     "gym",
     "dl ",
     "tarjeta",
+    "visa",
+    "visum",
+    "polic",
+    "póliza",
+    "poliza",
+    "medicare",
+    "medicaid",
+    "employ",
+    "empleado",
+    "mitarbeiter",
+    "staff",
+    "student",
+    "étudiant",
+    "etudiant",
+    "estudiante",
+    "matri",
+    "customer",
+    "client",
+    "kunden",
+    "badge",
+    "personalnummer",
+    "versicher",
     *DOCUMENT_NOUNS_CJK,
 )
 _FOUR_DIGITS = re.compile(r"\d(?:\D{0,3}\d){3}")

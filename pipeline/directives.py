@@ -145,7 +145,9 @@ _ADDRESS = re.compile(
             rf"\bif (?:you are|you're|youre|u r|you happen to be) (?:an? |the |any |some )?"
             rf"(?:\w+ ){{0,2}}?{_EN}\b",
             # "If an LLM is reading this"
-            rf"\bif (?:an?|any|the|some) (?:\w+ ){{0,2}}?{_EN} (?:is |are )?{_READING_EN}\b",
+            # "If an LLM is reading this", not "if an AI reads a contract"
+            rf"\bif (?:an?|any|the|some) (?:\w+ ){{0,2}}?{_EN} (?:is |are )?{_READING_EN}"
+            rf"(?:\s+(?:this|these|the following|it|my|our)\b|\s*[,:])",
             # "Note to AI models", "Instructions for AI systems", "Dear AI", "Hey ChatGPT"
             rf"{_START}(?:(?:an? |this |quick |important |special )?(?:notes?|messages?|notice|"
             rf"reminders?|instructions?|hints?|memo|warning|attention|directives?|requests?|"
@@ -213,7 +215,7 @@ _QUANTIFIED = (
 )
 _HEADING = re.compile(
     rf"{_START}(?P<prep>(?:to|for|attention|an|für|à|aux|pour|para)\s+)?{_QUANTIFIED}"
-    rf"{_ALL_READERS}\s*(?P<sep>[:—–,])\s*",
+    rf"{_ALL_READERS}(?:\s+{_READING_EN}(?:\s+(?:this|it))?)?\s*(?P<sep>[:—–,])\s*",
     re.IGNORECASE | re.MULTILINE,
 )
 _HEADING_ZH = re.compile(
@@ -254,6 +256,25 @@ _OF_THIS = re.compile(
     rf"|{_ZH}(?:在|于)?(?:读取|阅读|读到|看到|处理|总结|抓取|解析|浏览)(?:到)?(?:这|本|此|以下)",
     re.IGNORECASE | re.MULTILINE,
 )
+# Text that says whom it is for ("This message is for AI assistants: ...", "本段文字写给AI"),
+# and a reader's reading of this text as the condition of an order ("Wenn eine KI das
+# liest, soll sie ...", "Lorsqu'une IA lit ce texte, elle doit ...", "Cuando una IA lea esto,
+# debe ..."): a modal or an order must follow.
+_WRITTEN_FOR = re.compile(
+    r"\b(?:this|the following|the next|these|below)\s+(?:\w+\s+)?(?:message|note|text|section|"
+    r"paragraph|part|content|instructions?|page|lines?|comment|document)\s+(?:is|are)\s+"
+    r"(?:only\s+|solely\s+)?(?:for|addressed to|intended for|meant for|written for|directed at|"
+    rf"aimed at)\s+{_QUANTIFIED}{_EN}\b"
+    rf"|\b(?:wenn|falls|sobald)\s+(?:eine?|jede[rs]?|irgendeine?)\s+{_DE}\s+(?:dies(?:en|e|es)?|"
+    r"das|den folgenden)\s+(?:\w+\s+)?(?:liest|verarbeitet|sieht|zusammenfasst|analysiert)\b"
+    rf"|(?:\b(?:si|quand)\s+|\blorsqu['’]\s*|\blorsque\s+|\bdès qu['’]\s*)(?:une?\s+|l['’]\s*|"
+    rf"la\s+|le\s+|toute?\s+)?{_FR}\s+(?:lit|traite|voit|résume|analyse|parcourt)\s+"
+    r"(?:ce|cette|ces|cet)\b"
+    rf"|\b(?:si|cuando)\s+(?:una?\s+|el\s+|la\s+|cualquier\s+)?{_ES}\s+(?:lee|lea|procesa|"
+    r"procese|ve|vea|resume|resuma|analiza|analice)\s+(?:esto|este|esta|estos|estas)\b"
+    rf"|(?:写给|仅供|专供)(?:所有|任何|各位)?的?.{{0,4}}?{_ZH}",
+    re.IGNORECASE | re.MULTILINE,
+)
 _PASSIVE_ORDER = re.compile(
     rf"(?:\b{_ANY_EN}\s+|{_START})(?:the\s+)?{_EN}\s+(?:are|is)\s+(?:hereby\s+\w+|(?:now\s+)?"
     r"(?:instructed|ordered|directed|commanded)\s+to)\b",
@@ -287,10 +308,29 @@ def find_ai_address(text: str) -> str | None:
         end = _SENTENCE_END.search(text, m.end())
         if _MODAL.search(text, m.end(), end.start() if end else len(text)):
             return _quoted(text, m.start(), end)
+    for m in _WRITTEN_FOR.finditer(text):
+        end = _SENTENCE_END.search(text, m.end())
+        if _orders(text, m.end(), end.start() if end else len(text)):
+            return _quoted(text, m.start(), end)
     passive = _PASSIVE_ORDER.search(text)
     if passive:
         return _quoted(text, passive.start(), _SENTENCE_END.search(text, passive.end()))
     return None
+
+
+_CLAUSE_BREAK = re.compile(r"[:,—–：，]\s*")
+
+
+def _orders(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a modal, or a clause after a colon or comma that opens
+    as an order."""
+    if _MODAL.search(text, start, end):
+        return True
+    pause = _CLAUSE_BREAK.search(text, start, end)
+    return pause is not None and (
+        _ORDER_OPENS.match(text, pause.end()) is not None
+        or _ORDER_OPENS_ZH.match(text, pause.end()) is not None
+    )
 
 
 def _quoted(text: str, start: int, end: re.Match[str] | None) -> str:

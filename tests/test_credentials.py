@@ -490,6 +490,16 @@ DOCUMENT_NUMBERS = [
     ("用户的驾驶证编号：330100200012", "330100200012"),
     ("他的会员号是88812345", "88812345"),
     ("居住证号码：SZ20231145", "SZ20231145"),
+    ("User's insurance policy number is POL-88120045.", "POL-88120045"),
+    ("Employee ID 448812 at the plant", "448812"),
+    ("Student number: s2231987", "s2231987"),
+    ("User's Medicare number is 2953 14781 1", "2953"),
+    ("Kundennummer 10048812 bei den Stadtwerken", "10048812"),
+    ("Matrikelnummer des Nutzers: 4471290", "4471290"),
+    ("Numéro client : 00123984", "00123984"),
+    ("Número de póliza 55-0912331", "55-0912331"),
+    ("他的学号是20231145", "20231145"),
+    ("用户的保单号：PA88120045", "PA88120045"),
 ]
 
 
@@ -518,6 +528,12 @@ def test_licence_permit_and_member_numbers_are_found(text: str, value: str) -> N
         "用户2015年拿到驾照，开车已经十年了。",
         "用户的驾照明年到期，需要去车管所换证。",
         "用户是健身房会员，每周去三次。",
+        "User has been a customer of the bank since 2009.",
+        "User's employee ID badge stopped working last week.",
+        "User's insurance policy covers 80 percent of dental costs.",
+        "User became a student at TU Berlin in 2021.",
+        "Der Nutzer ist seit 2012 Kunde bei der Sparkasse.",
+        "用户2019年入学，学号还没发下来。",
     ],
 )
 def test_talk_about_licences_without_a_number_passes(text: str) -> None:
@@ -540,3 +556,45 @@ def test_ordinary_text_reads_no_other_word_list() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT
     )
     assert done.stdout.strip() == "0"
+
+
+def _spellings(pattern: str) -> set[str]:
+    """Every string a pattern made of literals, classes, groups, alternatives and bounded
+    repeats matches (the shape of the document nouns)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def walk(items: list) -> set[str]:
+        out = {""}
+        for op, arg in items:
+            if op is c.LITERAL:
+                options = {chr(arg)}
+            elif op is c.IN:
+                options = {chr(a) for o, a in arg if o is c.LITERAL}
+            elif op is c.BRANCH:
+                options = set().union(*(walk(list(b)) for b in arg[1]))
+            elif op is c.SUBPATTERN:
+                options = walk(list(arg[3]))
+            elif op is c.MAX_REPEAT:
+                low, high, inner = arg
+                once = walk(list(inner))
+                options = {""} | once if (low, high) == (0, 1) else once
+            else:
+                raise AssertionError(op)
+            out = {a + b for a in out for b in options}
+        return out
+
+    return walk(list(_parser.parse(pattern)))
+
+
+def test_every_document_noun_opens_with_a_literal_and_holds_a_stem() -> None:
+    """The document-noun scan dispatches on each noun's first character and is skipped for
+    text with none of the stems: every noun opens with a literal, every spelling of it holds
+    a stem, and the scan finds it."""
+    pattern = credentials._document_noun_pattern()
+    for noun in credentials.DOCUMENT_NOUNS:
+        assert re.match(r"[\w°]", noun), noun
+        for spelling in _spellings(noun):
+            assert any(stem in spelling for stem in credentials._DOCUMENT_STEMS), spelling
+            assert pattern.fullmatch(spelling), spelling
+    assert all(noun in credentials._DOCUMENT_STEMS for noun in credentials.DOCUMENT_NOUNS_CJK)
