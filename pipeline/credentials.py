@@ -315,6 +315,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _recovery_phrases(text)
     found += _other_language_phrases(text)
     found += _labelled_values(text)
+    found += _other_language_values(text)
     found += _identity_numbers(text)
     found += _document_numbers(text)
     found += _random_tokens(text)
@@ -702,7 +703,7 @@ _L = r"(?:[^\W\d_]|[\u0300-\u036f\u3099\u309a])"
 # must be present before a word list is read. No list word is shorter or longer than these
 # (counted in code points, decomposed).
 _SPACED_PHRASE = {
-    "alphabetic": re.compile(rf"(?<!{_L})(?:{_L}{{3,16}}{_GAP}){{11}}{_L}{{3,16}}"),
+    "alphabetic": re.compile(rf"(?<!{_L})(?:{_L}{{3,16}}+{_GAP}+){{11}}{_L}{{3}}"),
     "hangul": re.compile(
         rf"(?:[\uac00-\ud7af\u1100-\u11ff]{{1,12}}{_GAP}){{11}}[\uac00-\ud7af\u1100-\u11ff]"
     ),
@@ -711,7 +712,7 @@ _SPACED_PHRASE = {
 }
 # The same shape for text that is all ASCII, the common case: twice as fast to rule out.
 _SPACED_ASCII_PHRASE = re.compile(
-    r"(?<![A-Za-z])(?:[A-Za-z]{3,16}[\s,;:.\-()\d\"']+){11}[A-Za-z]{3,16}"
+    r"(?<![A-Za-z])(?:[A-Za-z]{3,16}+[\s,;:.\-()\d\"']++){11}[A-Za-z]{3}"
 )
 _LETTER_WORD = re.compile(rf"{_L}+")
 _FOREIGN_GAP = re.compile(rf"^{_GAP}$")
@@ -904,6 +905,12 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 @cache
+def _document_stem() -> re.Pattern[str]:
+    """Any of the stems, as one pattern: quicker than a search for each on short text."""
+    return re.compile("|".join(map(re.escape, _DOCUMENT_STEMS)))
+
+
+@cache
 def _document_noun_pattern() -> re.Pattern[str]:
     """The document nouns as one pattern on lower case, grouped by first character."""
     groups: dict[str, list[str]] = {}
@@ -935,10 +942,13 @@ _DOCUMENT_STEMS = (
     "socio",
     "miembro",
     "afiliado",
-    "fl",
+    "frequent fl",
     "loyalty",
     "reward",
-    "card",
+    "library card",
+    "club card",
+    "health card",
+    "green card",
     "gym",
     "dl ",
     "tarjeta",
@@ -976,8 +986,8 @@ def _document_numbers(text: str) -> Iterator[Finding]:
     lowered = text.lower()
     if len(lowered) != len(text):
         lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
-    # A few substring searches rule out most text before the pattern is built or run.
-    if not any(stem in lowered for stem in _DOCUMENT_STEMS):
+    # The stems rule out most text before the noun pattern is built or run.
+    if not _holds_stem(lowered, _DOCUMENT_STEMS, _document_stem()):
         return
     for noun in _document_noun_pattern().finditer(lowered):
         start, end = noun.span()
@@ -1031,6 +1041,170 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             if weak and span and _has_letters(span[2]):
                 continue
             if span and _is_value(span[2], linked=False):
+                yield Finding(_noun_kind(noun), span[0], span[1])
+
+
+# --- Values next to a sensitive noun in other languages, and digits spelled out ------------
+# German, French, Spanish, Italian, Portuguese, Japanese and Korean nouns for passwords and
+# codes. Their values are held to a stricter test than the English ones, because the word
+# after such a noun is often an ordinary word of that language ("Passwort vergessen", "mot
+# de passe oublié"): a value needs a digit, and next to a code noun it is digits only. A
+# code spelled out ("four four seven one", "四七一一") next to any sensitive noun is a value.
+OTHER_PASSWORD_NOUNS: tuple[str, ...] = (
+    "passw(?:ort|örter)",
+    "kennw(?:ort|örter)",
+    "zugangsdaten",
+    "geheimzahl",
+    "geheimnummer",
+    "mots? de passe",
+    "mdp",
+    "contraseñas?",
+    "contrasenas?",
+    "clave(?: de acceso| secreta)?",
+    "senhas?",
+    "palavra-passe",
+    "parola d'ordine",
+    "パスワード",
+    "暗証番号",
+    "비밀번호",
+    "비번",
+    "암호",
+)
+OTHER_CODE_NOUNS: tuple[str, ...] = (
+    "zugangscode",
+    "türcode",
+    "torcode",
+    "alarmcode",
+    "sicherheitscode",
+    "bestätigungscode",
+    "verifizierungscode",
+    "entsperrcode",
+    "einmalcode",
+    "pin-(?:code|nummer)",
+    "code (?:d'accès|de sécurité|confidentiel|secret|de vérification|d'entrée|de la porte|"
+    "du portail|de l'alarme|du cadenas)",
+    "digicode",
+    "códigos?(?: de (?:acceso|verificación|seguridad|desbloqueo|la puerta|entrada)| secreto)?",
+    "codigos?(?: de (?:acceso|verificacion|seguridad|desbloqueo|la puerta|entrada)| secreto)?",
+    "codice(?: di accesso| segreto| del cancello| della porta| pin)?",
+    "código de acesso",
+    "認証コード",
+    "確認コード",
+    "인증번호",
+)
+# Every noun above holds one of these: text with none of them is not scanned.
+_OTHER_NOUN_STEMS = (
+    "passw",
+    "kennw",
+    "zugang",
+    "geheim",
+    "passe",
+    "mdp",
+    "contrase",
+    "clave",
+    "senha",
+    "palavra",
+    "parola",
+    "code",
+    "códig",
+    "codig",
+    "codice",
+    "pin-",
+    "パスワード",
+    "暗証番号",
+    "비밀번호",
+    "비번",
+    "암호",
+    "認証コード",
+    "確認コード",
+    "인증번호",
+)
+# Tokens end at kana and hangul as well as at Chinese: "暗証番号は4471です" holds "4471".
+_OTHER_VALUE_TOKEN = re.compile(
+    r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+"
+)
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+# On lower case, and with no boundary before the first word (checked on each match): a
+# pattern that opens with a word lets the engine skip to the letters that start one.
+_SPELLED_DIGITS = re.compile(rf"{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{3,}}\b")
+_CHINESE_DIGITS = re.compile(r"[零〇一二三四五六七八九两]{4,}")
+
+
+def _holds_stem(lowered: str, stems: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
+    """Whether `lowered` holds one of `stems`: one pattern is quicker on a short text, a
+    search for each stem on a long one."""
+    if len(lowered) <= CACHED_CHARS:
+        return pattern.search(lowered) is not None
+    return any(stem in lowered for stem in stems)
+
+
+@cache
+def _other_noun_stem() -> re.Pattern[str]:
+    """Any of the stems, as one pattern: quicker than a search for each on short text."""
+    return re.compile("|".join(map(re.escape, _OTHER_NOUN_STEMS)))
+
+
+@cache
+def _other_noun_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The nouns above as one pattern on lower case (grouped by first character, as the
+    English nouns are), and a pattern that tells a code noun from a password noun."""
+    groups: dict[str, list[str]] = {}
+    written_apart = [n for n in (*OTHER_PASSWORD_NOUNS, *OTHER_CODE_NOUNS) if not has_cjk(n)]
+    for noun in written_apart:
+        groups.setdefault(noun[0], []).append(noun[1:])
+    branches = [
+        rf"{first}(?<![^\W_]{first})(?:{'|'.join(rests)})(?![^\W_])"
+        for first, rests in groups.items()
+    ]
+    # Japanese and Korean are written without spaces (or with particles attached): no
+    # boundary is asked of their nouns.
+    branches += [n for n in (*OTHER_PASSWORD_NOUNS, *OTHER_CODE_NOUNS) if has_cjk(n)]
+    return re.compile("|".join(branches)), re.compile("|".join(OTHER_CODE_NOUNS))
+
+
+def _other_language_values(text: str) -> Iterator[Finding]:
+    """Values with a digit next to the password and code nouns of other languages, and
+    codes spelled out next to any sensitive noun."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    if _holds_stem(lowered, _OTHER_NOUN_STEMS, _other_noun_stem()):
+        nouns, codes = _other_noun_patterns()
+        for noun in nouns.finditer(lowered):
+            weak = codes.fullmatch(noun.group()) is not None
+            yield from _digit_values(text, noun.start(), noun.end(), weak=weak)
+    spelled = [
+        m.span()
+        for m in _SPELLED_DIGITS.finditer(lowered)
+        if m.start() == 0 or not lowered[m.start() - 1].isalpha()
+    ]
+    if has_cjk(text):
+        spelled += [m.span() for m in _CHINESE_DIGITS.finditer(text)]
+    if spelled:
+        for match in _sensitive_nouns(text):
+            clause_start, clause_end = _clause_around(text, *match.span())
+            for start, end in spelled:
+                if clause_start <= start and end <= clause_end:
+                    yield Finding(_noun_kind(match.group()), start, end)
+
+
+def _digit_values(text: str, start: int, end: int, *, weak: bool) -> Iterator[Finding]:
+    """Values with a digit in the clause of the noun at text[start:end], before or after."""
+    noun = text[start:end]
+    clause_start, clause_end = _clause_around(text, start, end)
+    after = list(_OTHER_VALUE_TOKEN.finditer(text, end, clause_end))[:NEAR_NOUN_AFTER]
+    before = list(_OTHER_VALUE_TOKEN.finditer(text, clause_start, start))[-NEAR_NOUN_BEFORE:]
+    for tokens in (after, before):
+        for i, m in enumerate(tokens):
+            prev = tokens[i - 1].group() if i else ""
+            span = _value_span(text, m, previous=prev, next_=tokens[i + 1 :])
+            if span is None or not any(ch.isdigit() for ch in span[2]):
+                continue
+            if weak and _has_letters(span[2]):
+                continue
+            if _YEAR.fullmatch(span[2]) and not (tokens is after and i == 0):
+                continue  # "seit 2015", "depuis 2019": a year, unless it is the code itself
+            if _is_value(span[2], linked=False):
                 yield Finding(_noun_kind(noun), span[0], span[1])
 
 

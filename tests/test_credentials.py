@@ -29,9 +29,15 @@ def _spans(found: list) -> list[tuple[str, int, int]]:
 
 
 # The kinds the reference does not have: identity numbers by their check digits, recovery
-# phrases in the other BIP-39 lists, and licence, permit and member numbers. Each is tested
+# phrases in the other BIP-39 lists, licence, permit and member numbers, and values next to
+# the password nouns of other languages or spelled out. Each is tested
 # directly below; the comparison with the reference runs without them.
-NEWER_KINDS = ("_identity_numbers", "_other_language_phrases", "_document_numbers")
+NEWER_KINDS = (
+    "_identity_numbers",
+    "_other_language_phrases",
+    "_document_numbers",
+    "_other_language_values",
+)
 
 
 @contextmanager
@@ -598,3 +604,73 @@ def test_every_document_noun_opens_with_a_literal_and_holds_a_stem() -> None:
             assert any(stem in spelling for stem in credentials._DOCUMENT_STEMS), spelling
             assert pattern.fullmatch(spelling), spelling
     assert all(noun in credentials._DOCUMENT_STEMS for noun in credentials.DOCUMENT_NOUNS_CJK)
+
+
+# --- Passwords and codes in other languages, and codes spelled out -------------------------
+
+OTHER_LANGUAGE_SECRETS = [
+    ("Das WLAN-Passwort des Nutzers lautet Zebra!2024.", "Zebra!2024"),
+    ("Kennwort: Sommer2024!", "Sommer2024"),
+    ("Die Geheimzahl der EC-Karte ist 5521.", "5521"),
+    ("Zugangscode 774411 für das Büro", "774411"),
+    ("Le mot de passe du wifi est soleil2024.", "soleil2024"),
+    ("Digicode de l'immeuble : 4471", "4471"),
+    ("La contraseña del correo es Girasol#88.", "Girasol#88"),
+    ("El código de la puerta es 4471.", "4471"),
+    ("Código de verificación: 552910", "552910"),
+    ("Il codice del cancello è 4471.", "4471"),
+    ("A senha do Wi-Fi é casa2024.", "casa2024"),
+    ("暗証番号は4471です。", "4471"),
+    ("パスワードはsakura2024です", "sakura2024"),
+    ("비밀번호는 4471입니다.", "4471"),
+    ("User's alarm code is four four seven one.", "four four seven one"),
+    ("The PIN: nine, one, three, three", "nine, one, three, three"),
+    ("门锁密码是四七一一。", "四七一一"),
+    ("银行卡密码：六六二一九零", "六六二一九零"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), OTHER_LANGUAGE_SECRETS)
+def test_passwords_and_codes_in_other_languages_are_found(text: str, value: str) -> None:
+    """A value with a digit beside a German, French, Spanish, Italian, Portuguese, Japanese
+    or Korean password or code noun, and a code spelled out beside any sensitive noun, is a
+    secret, and exactly it is redacted."""
+    assert value in {text[f.start : f.end] for f in find_secrets(text)}
+    assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Der Nutzer hat sein Passwort vergessen.",
+        "Der Nutzer ändert sein Passwort seit 2015 jedes Jahr.",
+        "Der Nutzer nutzt einen Passwort-Manager seit 2019.",
+        "Le mot de passe doit contenir 12 caractères.",
+        "L'utilisateur a oublié son mot de passe hier.",
+        "La contraseña tiene 8 letras y 2 números.",
+        "El usuario escribe código en Python desde 2018.",
+        "User writes code in Python 3.12 and Rust 1.75.",
+        "User's PIN has four digits.",
+        "User changes the door code one or two times a year.",
+        "用户的密码每三个月换一次。",
+        "用户设置了一千二百个密码。",
+    ],
+)
+def test_talk_about_passwords_in_other_languages_passes(text: str) -> None:
+    """Forgetting, changing or describing a password, code written in a language, and
+    counts spelled out are facts."""
+    assert find_secrets(text) == []
+
+
+def test_no_tune_row_but_a_secret_meets_a_newer_kind() -> None:
+    """On the tune part, the kinds the reference does not have find nothing in any row not
+    labelled a secret (its near misses included)."""
+    rows = [json.loads(line) for line in (CORPUS / "tune.jsonl").read_text("utf-8").splitlines()]
+    wrong = [
+        (name, r["text"])
+        for r in rows
+        if r["label"] != "secret"
+        for name in NEWER_KINDS
+        if list(getattr(credentials, name)(r["text"]))
+    ]
+    assert wrong == []
