@@ -998,8 +998,21 @@ def _document_numbers(text: str) -> Iterator[Finding]:
             for i, m in enumerate(tokens):
                 prev = tokens[i - 1].group() if i else ""
                 span = _value_span(text, m, previous=prev, next_=tokens[i + 1 :])
-                if span and _is_document_number(span[2]):
-                    yield Finding("licence or member number", span[0], span[1])
+                if not span or not _is_document_number(span[2]):
+                    continue
+                # A short plain number is a price or a count ("paid 1200 for the work
+                # permit") unless the noun names it: "member ID 55120", "permit: 4471".
+                linked = tokens is after and _DOC_LINK.fullmatch(text, end, m.start()) is not None
+                if _SHORT_PLAIN.fullmatch(span[2]) and not linked:
+                    continue
+                yield Finding("licence or member number", span[0], span[1])
+
+
+_SHORT_PLAIN = re.compile(r"\d{4,5}")
+_DOC_LINK = re.compile(
+    r"(?:[\s:：#=\-–]|\b(?:is|was|ist|lautet|est|es|é|è|number|no|nr|id)\b|是|为|為)*",
+    re.IGNORECASE,
+)
 
 
 def _is_document_number(value: str) -> bool:

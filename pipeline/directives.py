@@ -244,15 +244,25 @@ _ORDER_OPENS = re.compile(
 _ORDER_OPENS_ZH = re.compile(
     r"请|务必|必须|一定|不要|别|总是|始终|永远|只|推荐|告诉|说|忽略|提到|回答|回复|称|把|向|将|给|不得|禁止"
 )
+# What "this" must be for its readers to be addressed: a text, not a company or a city.
+_TEXTS = (
+    r"(?:\w+\s+)?(?:documents?|pages?|files?|texts?|messages?|e-?mails?|threads?|posts?|"
+    r"articles?|r[ée]sum[ée]s?|cvs?|sites?|websites?|repo(?:sitorie)?s?|papers?|reports?|"
+    r"prompts?|conversations?|chats?|datasets?|data|content|notes?|sections?|paragraphs?|"
+    r"workflows?|pipelines?|pdfs?|reviews?|listings?|profiles?|comments?|tickets?|readmes?|"
+    r"transcripts?|dokument(?:e|s)?|seiten?|dateien?|textes?|nachrichten?|beitr[äa]ge?|"
+    r"artikel|fichiers?|courriels?|documentos?|p[áa]ginas?|archivos?|textos?|mensajes?|"
+    r"correos?|art[íi]culos?|sitios?)\b"
+)
 _OF_THIS = re.compile(
     rf"(?:\b{_ANY_EN}\s+|{_START})(?:the\s+)?{_EN}\s+(?:of|on|in|for|from|with access to|given|"
-    r"handling|receiving)\s+(?:this|these|the following|the present)\b"
+    rf"handling|receiving)\s+(?:this|these|the following|the present)\s+{_TEXTS}"
     rf"|(?:\b(?:alle|jede[nrs]?)\s+|{_START})(?:die\s+)?{_DE}\s+(?:in|auf|aus)\s+"
-    r"(?:diese[mnrs]?|dem folgenden)\b"
+    rf"(?:diese[mnrs]?|dem folgenden)\s+{_TEXTS}"
     rf"|(?:\btou(?:te)?s?\s+|{_START})(?:les\s+|l')?{_FR}\s+(?:de|dans|sur)\s+"
-    r"(?:ce|cette|ces|cet)\b"
+    rf"(?:ce|cette|ces|cet)\s+{_TEXTS}"
     rf"|(?:\b(?:cualquier|tod[oa]s)\s+|{_START})(?:l[oa]s\s+|el\s+)?{_ES}\s+(?:de|en)\s+"
-    r"(?:este|esta|estos|estas|esto)\b"
+    rf"(?:este|esta|estos|estas)\s+{_TEXTS}"
     rf"|{_ZH}(?:在|于)?(?:读取|阅读|读到|看到|处理|总结|抓取|解析|浏览)(?:到)?(?:这|本|此|以下)",
     re.IGNORECASE | re.MULTILINE,
 )

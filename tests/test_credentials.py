@@ -540,6 +540,10 @@ def test_licence_permit_and_member_numbers_are_found(text: str, value: str) -> N
         "User became a student at TU Berlin in 2021.",
         "Der Nutzer ist seit 2012 Kunde bei der Sparkasse.",
         "用户2019年入学，学号还没发下来。",
+        "User paid 1200 for the work permit.",
+        "User's insurance policy costs 1200 a year.",
+        "User paid 1500 for the green card application and waited 9 months.",
+        "User's gym membership card cost 4500 yen.",
     ],
 )
 def test_talk_about_licences_without_a_number_passes(text: str) -> None:

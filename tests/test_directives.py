@@ -93,6 +93,8 @@ MENTIONS = [
     "L'utilisateur construit des modèles de langage qui doivent respecter le RGPD.",
     "El usuario desarrolla modelos de lenguaje que deben cumplir el RGPD.",
     "User thinks that if an AI reads a contract, it should flag risks.",
+    "AI agents in this company must be approved by the security team, per the user's policy.",
+    "Los asistentes de IA de esta empresa deben cumplir el RGPD.",
     "When an AI reads medical images, it must be validated, the user says.",
     "User is building an AI that reads invoices and must flag duplicates.",
     "Wenn eine KI Röntgenbilder liest, muss ein Arzt sie prüfen, sagt der Nutzer.",
