@@ -1141,6 +1141,15 @@ _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 # pattern that opens with a word lets the engine skip to the letters that start one.
 _SPELLED_DIGITS = re.compile(rf"{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{3,}}\b")
 _CHINESE_DIGITS = re.compile(r"[零〇一二三四五六七八九两]{4,}")
+# Digits spelled out in German, French and Spanish: looked for only in the clause of one of
+# those languages' nouns, since the words are short and common ("un", "dos", "acht").
+_OTHER_DIGIT_WORD = (
+    r"(?:null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zéro|un|deux|trois|quatre|cinq|"
+    r"six|sept|huit|neuf|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve)"
+)
+_OTHER_SPELLED_DIGITS = re.compile(
+    rf"(?<![^\W\d_]){_OTHER_DIGIT_WORD}(?:[\s,-]+{_OTHER_DIGIT_WORD}){{3,}}(?![^\W\d_])"
+)
 
 
 def _holds_stem(lowered: str, stems: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
@@ -1186,6 +1195,9 @@ def _other_language_values(text: str) -> Iterator[Finding]:
         for noun in nouns.finditer(lowered):
             weak = codes.fullmatch(noun.group()) is not None
             yield from _digit_values(text, noun.start(), noun.end(), weak=weak)
+            clause_start, clause_end = _clause_around(text, noun.start(), noun.end())
+            for m in _OTHER_SPELLED_DIGITS.finditer(lowered, clause_start, clause_end):
+                yield Finding(_noun_kind(text[noun.start() : noun.end()]), m.start(), m.end())
     spelled = [
         m.span()
         for m in _SPELLED_DIGITS.finditer(lowered)

@@ -631,6 +631,9 @@ OTHER_LANGUAGE_SECRETS = [
     ("The PIN: nine, one, three, three", "nine, one, three, three"),
     ("门锁密码是四七一一。", "四七一一"),
     ("银行卡密码：六六二一九零", "六六二一九零"),
+    ("Der Türcode ist vier vier sieben eins.", "vier vier sieben eins"),
+    ("Le code de la porte est quatre quatre sept un.", "quatre quatre sept un"),
+    ("La contraseña es: cinco, dos, uno, nueve", "cinco, dos, uno, nueve"),
 ]
 
 
@@ -658,6 +661,8 @@ def test_passwords_and_codes_in_other_languages_are_found(text: str, value: str)
         "User changes the door code one or two times a year.",
         "用户的密码每三个月换一次。",
         "用户设置了一千二百个密码。",
+        "Le mot de passe a été changé un ou deux fois.",
+        "Der Nutzer hat drei Passwörter für zwei Konten.",
     ],
 )
 def test_talk_about_passwords_in_other_languages_passes(text: str) -> None:
