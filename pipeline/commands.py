@@ -28,7 +28,7 @@ from .cli import CONTEXT, Command, Group, invocation, json_output, settings_from
 from .credentials import redact, redact_tree
 from .errors import NotFound, UsageError
 from .kinds import DECAY_POLICIES, MEMORY_TYPES, SUBJECTS
-from .quicklist import Quick, listing_line, quick_list
+from .quicklist import Listing, Quick, listing, quick_list
 
 if TYPE_CHECKING:
     from .api import GateVerdict, Memory, MemoryView, StatusChange
@@ -58,11 +58,12 @@ def run_command(handler: Handler, options: dict[str, Any], quick: Quick | None =
             payload, text = handler(memory, args)
         finally:
             _warn(memory)
-    # Memories stored before a detector knew a value are hidden on the way out too.
+    # Memories stored before a detector knew a value are hidden on the way out too (a
+    # Listing has had each of its fields redacted).
     if as_json:
         print(json.dumps(redact_tree(payload), ensure_ascii=False, indent=2))
     elif text:
-        print(redact(text))
+        print(text if isinstance(text, Listing) else redact(text))
     # `status` reports an unreadable store in full, then fails like seed 003's does.
     if isinstance(payload, dict) and payload.get("status") == "unhealthy":
         return EXIT_FAILED
@@ -79,17 +80,13 @@ def _warn(memory: Memory) -> None:
 # --- Reading ------------------------------------------------------------------------------
 
 
-def _line(view: MemoryView) -> str:
+def _row(view: MemoryView) -> tuple[str, str, float, int, str, str, dict[str, Any]]:
     m = view.memory
-    return listing_line(
-        m.id,
-        m.type,
-        view.current_confidence,
-        hits=m.hit_count,
-        content=m.content,
-        status=m.status,
-        labels=m.labels(),
-    )
+    return (m.id, m.type, view.current_confidence, m.hit_count, m.content, m.status, m.labels())
+
+
+def _line(view: MemoryView) -> str:
+    return listing([_row(view)])
 
 
 def _filters(args: SimpleNamespace) -> dict[str, Any]:
@@ -106,7 +103,7 @@ def list_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:
         return {"user_id": memory.user_id, "memories": [v.to_json() for v in shown]}, ""
     if not shown:
         return None, f"No memories for {memory.user_id}."
-    return None, "\n".join(_line(v) for v in shown)
+    return None, listing([_row(v) for v in shown])
 
 
 def search_memories(memory: Memory, args: SimpleNamespace) -> tuple[Any, str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -240,13 +240,27 @@ def _noun_pattern(*, cjk: bool) -> re.Pattern[str]:
     return re.compile("|".join([*english, *chinese]))
 
 
-_SENSITIVE_NOUN_LOWER = _noun_pattern(cjk=True)
-# Every Chinese noun holds a Chinese character: a text without one needs only the rest.
-_SENSITIVE_NOUN_LATIN = _noun_pattern(cjk=False)
-# The same nouns on text as written, for the rare text that lower case would change.
-_SENSITIVE_NOUN = re.compile(
-    rf"\b(?:{'|'.join(SENSITIVE_NOUNS)})\b|{'|'.join(SENSITIVE_NOUNS_CJK)}", re.IGNORECASE
-)
+# The noun patterns are built on first use, each for the texts that need it: compiling
+# the three costs a command's start more than most scans (every output is redacted).
+@cache
+def _sensitive_noun_lower() -> re.Pattern[str]:
+    return _noun_pattern(cjk=True)
+
+
+@cache
+def _sensitive_noun_latin() -> re.Pattern[str]:
+    """Every Chinese noun holds a Chinese character: a text without one needs only the rest."""
+    return _noun_pattern(cjk=False)
+
+
+@cache
+def _sensitive_noun_any_case() -> re.Pattern[str]:
+    """The same nouns on text as written, for the rare text that lower case would change."""
+    return re.compile(
+        rf"\b(?:{'|'.join(SENSITIVE_NOUNS)})\b|{'|'.join(SENSITIVE_NOUNS_CJK)}", re.IGNORECASE
+    )
+
+
 # Characters that a case-insensitive match pairs with an ASCII letter although lower case
 # does not (or the reverse): the long s matches "s", the Kelvin sign "k" (all of Unicode
 # is checked in the tests).
@@ -258,10 +272,10 @@ def _sensitive_nouns(text: str) -> Iterator[re.Match[str]]:
     (its spans are the text's spans whenever lower case keeps every character in place)."""
     lowered = text.lower()
     if len(lowered) != len(text) or not _CASE_FOLDS_APART.isdisjoint(text):
-        return _SENSITIVE_NOUN.finditer(text)
+        return _sensitive_noun_any_case().finditer(text)
     if not has_cjk(text):
-        return _SENSITIVE_NOUN_LATIN.finditer(lowered)
-    return _SENSITIVE_NOUN_LOWER.finditer(lowered)
+        return _sensitive_noun_latin().finditer(lowered)
+    return _sensitive_noun_lower().finditer(lowered)
 
 
 # One clause: sensitive nouns and their values are looked for within it.
@@ -326,6 +340,15 @@ def find_secret(text: str) -> str | None:
     """The kind of the first secret in `text`, or None."""
     found = find_secrets(text)
     return found[0].kind if found else None
+
+
+def redact_fields(texts: Sequence[str]) -> list[str]:
+    """Many short texts, each redacted as `redact` redacts it alone, at the cost of about
+    one scan: they are scanned joined by newlines (a newline ends every clause a detector
+    reads), and redacted one by one only when that scan finds anything."""
+    if not texts or not find_secrets("\n".join(texts)):
+        return list(texts)
+    return [redact(text) for text in texts]
 
 
 def redact(text: str) -> str:
@@ -702,14 +725,22 @@ _L = r"(?:[^\W\d_]|[\u0300-\u036f\u3099\u309a])"
 # Twelve words in a row with only separators between them, in each script: the shape that
 # must be present before a word list is read. No list word is shorter or longer than these
 # (counted in code points, decomposed).
-_SPACED_PHRASE = {
-    "alphabetic": re.compile(rf"(?<!{_L})(?:{_L}{{3,16}}+{_GAP}+){{11}}{_L}{{3}}"),
-    "hangul": re.compile(
+# Each is compiled when a text in its script first needs it.
+_SPACED_PHRASE_SOURCE = {
+    "alphabetic": rf"(?<!{_L})(?:{_L}{{3,16}}+{_GAP}+){{11}}{_L}{{3}}",
+    "hangul": (
         rf"(?:[\uac00-\ud7af\u1100-\u11ff]{{1,12}}{_GAP}){{11}}[\uac00-\ud7af\u1100-\u11ff]"
     ),
-    "kana": re.compile(rf"(?:[\u3040-\u30ff]{{2,16}}{_GAP}){{11}}[\u3040-\u30ff]{{2}}"),
-    "han": re.compile(rf"(?:[\u4e00-\u9fff]{_GAP}){{11}}[\u4e00-\u9fff]"),
+    "kana": rf"(?:[\u3040-\u30ff]{{2,16}}{_GAP}){{11}}[\u3040-\u30ff]{{2}}",
+    "han": rf"(?:[\u4e00-\u9fff]{_GAP}){{11}}[\u4e00-\u9fff]",
 }
+
+
+@cache
+def _spaced_phrase(script: str) -> re.Pattern[str]:
+    return re.compile(_SPACED_PHRASE_SOURCE[script])
+
+
 # The same shape for text that is all ASCII, the common case: twice as fast to rule out.
 _SPACED_ASCII_PHRASE = re.compile(
     r"(?<![A-Za-z])(?:[A-Za-z]{3,16}+[\s,;:.\-()\d\"']++){11}[A-Za-z]{3}"
@@ -768,7 +799,7 @@ def _other_language_phrases(text: str) -> Iterator[Finding]:
             yield from _spaced_phrases(text, PHRASE_LANGUAGES["alphabetic"])
         return
     for script, languages in PHRASE_LANGUAGES.items():
-        if _SPACED_PHRASE[script].search(text) is not None:
+        if _spaced_phrase(script).search(text) is not None:
             yield from _spaced_phrases(text, languages)
     if _HAN_RUN.search(text) is not None and _RECOVERY_NOUN.search(text) is not None:
         yield from _unspaced_phrases(text)

@@ -16,6 +16,7 @@ checks it on generated and mutated files), so both paths print the same bytes.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,6 +25,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from .config import validate_label
+from .credentials import redact_fields
 from .errors import StateError
 from .kinds import LABELS, SCHEMA_VERSION, Scope, decayed
 from .safeio import read_regular
@@ -64,6 +66,7 @@ _TEXTS = ("id", "type", "subject", "content", "reason", "status", "source", "dec
 _KNOWN = frozenset((*FIELDS, *LABELS, "global"))
 _TOP = frozenset(("schema_version", "next_seq", "history_bytes", "memories"))
 _INT64 = range(-(2**63), 2**63)
+_CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(?!000000)\d{6})?Z")
 
 
 def _text(value: object) -> bool:
@@ -84,17 +87,14 @@ def _integer(value: object) -> bool:
 
 
 def _instant(value: object) -> datetime | None:
-    """A UTC time exactly as the models write it (`2026-11-23T12:00:00Z`, with
+    """A UTC time exactly as the models write it (`2026-11-23T12:00:00Z`, with six digits of
     microseconds when there are any), else None."""
-    if type(value) is not str or not value.endswith("Z"):
+    if type(value) is not str or _CANONICAL_TIME.fullmatch(value) is None:
         return None
     try:
-        at = datetime.fromisoformat(value)
+        return datetime.fromisoformat(value)  # the ranges: month 13 or second 61 fail here
     except ValueError:
         return None
-    if at.tzinfo is not UTC or at.isoformat().replace("+00:00", "Z") != value:
-        return None
-    return at
 
 
 def _memory(item: object) -> dict[str, Any] | None:
@@ -102,8 +102,9 @@ def _memory(item: object) -> dict[str, Any] | None:
     if type(item) is not dict or not _KNOWN.issuperset(item) or not item.keys() >= _REQUIRED:
         return None
     memory: dict[str, Any] = {**DEFAULTS, **item}
-    if any(not _text(memory.get(name)) for name in _TEXTS):
-        return None
+    for name in _TEXTS:  # a loop: this runs for every memory of a listing
+        if not _text(memory[name]):
+            return None
     confidence = memory["confidence"]
     if type(confidence) not in (float, int) or not 0.0 <= confidence <= 1.0:
         return None  # NaN fails the comparison too
@@ -188,25 +189,36 @@ def as_json(memory: dict[str, Any], current: float) -> dict[str, Any]:
     }
 
 
-def listing_line(
-    memory_id: str,
-    type: str,
-    current: float,
-    *,
-    hits: int,
-    content: str,
-    status: str,
-    labels: dict[str, Any],
-) -> str:
-    """One memory as `memory list` and `memory search` show it."""
-    shown = [f"{name} {value}" for name, value in labels.items() if isinstance(value, str)]
-    if labels.get("global"):
-        shown.insert(0, "global")
-    return (
-        f"{memory_id}  {type:<12} {current:.2f}  hits {hits:<3} {content}"
-        + ("" if status == "active" else f" [{status}]")
-        + (f"  ({', '.join(shown)})" if shown else "")
-    )
+class Listing(str):
+    """Output whose every field is redacted already (`credentials.redact_fields`), so the
+    command does not scan it again as one text."""
+
+
+def listing(rows: list[tuple[str, str, float, int, str, str, dict[str, Any]]]) -> Listing:
+    """Memories as `memory list` shows them, one line each: (id, type, confidence now,
+    hits, content, status, labels), every text field redacted."""
+    texts = [
+        text
+        for memory_id, type, _c, _h, content, status, labels in rows
+        for text in (memory_id, type, content, status, *_label_values(labels))
+    ]
+    clean = iter(redact_fields(texts))
+    lines = []
+    for memory_id, type, current, hits, content, status, labels in rows:
+        memory_id, type, content, status = next(clean), next(clean), next(clean), next(clean)
+        shown = [f"{name} {next(clean)}" for name in labels if isinstance(labels[name], str)]
+        if labels.get("global"):
+            shown.insert(0, "global")
+        lines.append(
+            f"{memory_id}  {type:<12} {current:.2f}  hits {hits:<3} {content}"
+            + ("" if status == "active" else f" [{status}]")
+            + (f"  ({', '.join(shown)})" if shown else "")
+        )
+    return Listing("\n".join(lines))
+
+
+def _label_values(labels: dict[str, Any]) -> list[str]:
+    return [value for value in labels.values() if isinstance(value, str)]
 
 
 def quick_list(
@@ -253,15 +265,9 @@ def quick_list(
         return {"user_id": settings.user_id, "memories": listed}, ""
     if not shown:
         return None, f"No memories for {settings.user_id}."
-    return None, "\n".join(
-        listing_line(
-            m["id"],
-            m["type"],
-            c,
-            hits=m["hit_count"],
-            content=m["content"],
-            status=m["status"],
-            labels=labels(m),
-        )
-        for m, c in shown
+    return None, listing(
+        [
+            (m["id"], m["type"], c, m["hit_count"], m["content"], m["status"], labels(m))
+            for m, c in shown
+        ]
     )

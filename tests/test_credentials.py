@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pipeline import credentials
-from pipeline.credentials import find_secrets, redact
+from pipeline.credentials import find_secrets, redact, redact_fields
 from tests import reference_credentials as reference
 from tests.helpers import PROJECT
 from tests.strategies import secret_texts
@@ -83,6 +83,14 @@ def test_generated_texts_give_the_reference_findings(text: str) -> None:
     findings as the reference."""
     with _without_identity_numbers():
         assert _spans(find_secrets(text)) == _spans(reference.find_secrets(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(secret_texts, max_size=6))
+def test_fields_redacted_together_are_redacted_as_each_alone(texts: list[str]) -> None:
+    """One scan of many fields finds every secret that a scan of each alone finds, so
+    `redact_fields` gives what `redact` gives each field."""
+    assert redact_fields(texts) == [redact(text) for text in texts]
 
 
 @pytest.mark.parametrize(

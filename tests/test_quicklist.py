@@ -72,14 +72,18 @@ def _quick(memories: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
     shown = []
     for m in memories:
         current = quicklist.confidence_now(m, NOW, HORIZON)
-        line = quicklist.listing_line(
-            m["id"],
-            m["type"],
-            current,
-            hits=m["hit_count"],
-            content=m["content"],
-            status=m["status"],
-            labels=quicklist.labels(m),
+        line = quicklist.listing(
+            [
+                (
+                    m["id"],
+                    m["type"],
+                    current,
+                    m["hit_count"],
+                    m["content"],
+                    m["status"],
+                    quicklist.labels(m),
+                )
+            ]
         )
         shown.append((quicklist.as_json(m, current), line))
     return shown
