@@ -7,7 +7,8 @@ were read once), `final` (a last check, never used to change anything), `blind`
 `heldout2` (national identity numbers and text addressed to AI readers, with their
 near misses; written and committed before the rules for them, never tuned on) and
 `heldout3` (written before the judge's second round of training; never trained or
-tuned on).
+tuned on) and `heldout4` (300 rows, 22% Chinese, written by an author who saw neither the
+other parts nor the code, committed before the work it measures; never trained or tuned on).
 For each part it compares the gate with its own parts: the lexical rules alone; the
 character n-gram model alone and after the rules (the gate without the semantic extra);
 the learned judge alone (n-grams and embedding together) and the full gate (rules plus
@@ -15,7 +16,7 @@ judge). On `tune` the judges are cross-validated: each row is judged by models t
 without its concept's fold (as train_judge.py chooses its settings), and the shipped
 judges, trained on all of it, are shown for reference.
 
-    python benchmarks/gate_quality.py [--parts tune,heldout,final,blind,heldout2,heldout3]
+    python benchmarks/gate_quality.py [--parts tune,heldout,final,blind,heldout2,heldout3,heldout4]
         [--errors] [--no-cv]
 """
 

@@ -4,8 +4,9 @@
 baseline, a Python that imports only the two libraries every memory command needs. The two
 are interleaved run by run so that load on the machine touches both alike, and the ratio of
 their medians is the number to watch (issue target: at most 1.5x). A third process shows the
-floor under any command that reads state: the same imports, the project's pydantic models,
-and ltm.json validated, with nothing printed.
+floor under any command that validates state with the project's pydantic models: the same
+imports, the models, and ltm.json validated, with nothing printed (`memory list` reads a
+file in the form the program writes without them; see pipeline/quicklist.py).
 
     python benchmarks/startup.py [--runs 15] [--size 1000]
 """

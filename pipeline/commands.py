@@ -20,32 +20,44 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .api import GateVerdict, Memory, MemoryView, StatusChange
 from .cli import CONTEXT, Command, Group, invocation, json_output, settings_from, shared_options
 from .credentials import redact, redact_tree
 from .errors import NotFound, UsageError
-from .models import DECAY_POLICIES, MEMORY_TYPES, SUBJECTS, HistoryEntry
-from .models import Memory as StoredMemory
+from .kinds import DECAY_POLICIES, MEMORY_TYPES, SUBJECTS
+from .quicklist import Quick, listing_line, quick_list
+
+if TYPE_CHECKING:
+    from .api import GateVerdict, Memory, MemoryView, StatusChange
+    from .models import HistoryEntry
 
 EXIT_FAILED = 1
 __all__ = ["NotFound", "memory_group", "reset_command", "session_group"]
 
-Handler = Callable[[Memory, SimpleNamespace], tuple[Any, str]]
+Handler = Callable[["Memory", SimpleNamespace], tuple[Any, str]]
 
 
-def run_command(handler: Handler, options: dict[str, Any]) -> int:
+def run_command(handler: Handler, options: dict[str, Any], quick: Quick | None = None) -> int:
     """Open the memory with the command's settings, run `handler`, print what it returns
-    as text or JSON. Errors go up to `cli.main`, which reports them."""
+    as text or JSON. Errors go up to `cli.main`, which reports them. `quick` answers
+    without the library when it can (see `quicklist`); None from it means it cannot."""
     as_json = json_output(options)
-    memory = Memory(settings=settings_from(options, invocation().project_dir))
-    try:
-        payload, text = handler(memory, SimpleNamespace(**options, json=as_json))
-    finally:
-        _warn(memory)
+    settings = settings_from(options, invocation().project_dir)
+    args = SimpleNamespace(**options, json=as_json)
+    answered = quick(settings, args) if quick is not None else None
+    if answered is not None:
+        payload, text = answered
+    else:
+        from .api import Memory
+
+        memory = Memory(settings=settings)
+        try:
+            payload, text = handler(memory, args)
+        finally:
+            _warn(memory)
     # Memories stored before a detector knew a value are hidden on the way out too.
     if as_json:
         print(json.dumps(redact_tree(payload), ensure_ascii=False, indent=2))
@@ -69,18 +81,15 @@ def _warn(memory: Memory) -> None:
 
 def _line(view: MemoryView) -> str:
     m = view.memory
-    status = "" if m.status == "active" else f" [{m.status}]"
-    return (
-        f"{m.id}  {m.type:<12} {view.current_confidence:.2f}  hits {m.hit_count:<3} "
-        f"{m.content}{status}{_labels_text(m)}"
+    return listing_line(
+        m.id,
+        m.type,
+        view.current_confidence,
+        hits=m.hit_count,
+        content=m.content,
+        status=m.status,
+        labels=m.labels(),
     )
-
-
-def _labels_text(m: StoredMemory) -> str:
-    labels = [f"{name} {value}" for name, value in m.labels().items() if isinstance(value, str)]
-    if m.is_global:
-        labels.insert(0, "global")
-    return f"  ({', '.join(labels)})" if labels else ""
 
 
 def _filters(args: SimpleNamespace) -> dict[str, Any]:
@@ -371,16 +380,21 @@ def session_group() -> None:
 
 
 def declare(
-    group: click.Group, name: str, handler: Handler, *, alias: str | None = None
+    group: click.Group,
+    name: str,
+    handler: Handler,
+    *,
+    alias: str | None = None,
+    quick: Quick | None = None,
 ) -> Callable[[Callable[..., Any]], click.Command]:
-    """`group name`, with the shared options, running `handler`; `alias` is seed 003's
-    name for the same command."""
+    """`group name`, with the shared options, running `handler` (or `quick`, when it can
+    answer); `alias` is seed 003's name for the same command."""
 
     def make(function: Callable[..., Any]) -> click.Command:
         HANDLERS[(str(group.name), name)] = handler
 
         def run(**options: Any) -> int:
-            return run_command(handler, options)
+            return run_command(handler, options, quick)
 
         run.__doc__ = function.__doc__
         # The command's own options and arguments are listed first, the shared ones after.
@@ -400,7 +414,7 @@ def declare(
     return make
 
 
-@declare(memory_group, "list", list_memories)
+@declare(memory_group, "list", list_memories, quick=quick_list)
 @type_filter
 @include_all
 @scope_filters

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from .errors import ConfigError, UsageError
-from .models import Policy, Scope
+from .kinds import Policy, Scope
 
 if TYPE_CHECKING:
-    from .store import StatePaths, Store
+    from .paths import StatePaths
+    from .store import Store
 
 APP_NAME = "memory-test"
 DEFAULT_BASE_URL = "https://api.moonshot.ai/v1"
@@ -73,7 +74,7 @@ class Settings:
     @property
     def paths(self) -> StatePaths:
         """The files of this user and session."""
-        from .store import StatePaths
+        from .paths import StatePaths
 
         return StatePaths(
             self.state_dir, self.user_id, self.session_id, int(self.max_state_mb * 1024 * 1024)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StateError, UsageError
-from .store import FileStore, StatePaths, Store, UserState
+from .paths import StatePaths
+from .store import FileStore, Store, UserState
 
 
 @dataclass(frozen=True)

@@ -12,22 +12,33 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-SCHEMA_VERSION = 1
+# The plain shapes live in `kinds` (no pydantic), so commands that only read can use them
+# without building the models; they are imported from here as before.
+from .kinds import (
+    DECAY_POLICIES,
+    DEFAULT_DECAY,
+    LABELS,
+    MEMORY_TYPES,
+    SCHEMA_VERSION,
+    STATUSES,
+    SUBJECTS,
+    Policy,
+    Scope,
+    decayed,
+)
 
-MEMORY_TYPES = ("preference", "relationship", "boundary", "identity", "habit", "skill")
-SUBJECTS = ("user", "assistant", "other")
-STATUSES = ("active", "forgotten", "draft")
-DECAY_POLICIES = ("stable", "contextual", "reinforceable")
-# Seed 003: who someone is and what they will not do stay true; habits, preferences and
-# skills fade unless they come up again.
-DEFAULT_DECAY = {
-    "identity": "stable",
-    "boundary": "stable",
-    "relationship": "stable",
-    "preference": "reinforceable",
-    "habit": "reinforceable",
-    "skill": "reinforceable",
-}
+__all__ = [
+    "DECAY_POLICIES",
+    "DEFAULT_DECAY",
+    "LABELS",
+    "MEMORY_TYPES",
+    "SCHEMA_VERSION",
+    "STATUSES",
+    "SUBJECTS",
+    "Policy",
+    "Scope",
+    "decayed",
+]
 
 Verdict = Literal["accepted", "merged", "rejected"]
 REASON_CODES = (
@@ -105,14 +116,14 @@ class Memory(_StateModel):
         stable never decays; contextual falls linearly to 0 over `horizon_hours` from
         creation; reinforceable does the same from its last reinforcement.
         """
-        if self.decay == "contextual":
-            start = self.created_at
-        elif self.decay == "reinforceable":
-            start = self.last_reinforced
-        else:
-            return self.confidence
-        age_hours = max(0.0, (now - start).total_seconds() / 3600)
-        return self.confidence * max(0.0, 1 - age_hours / horizon_hours)
+        return decayed(
+            self.confidence,
+            self.decay,
+            created_at=self.created_at,
+            last_reinforced=self.last_reinforced,
+            now=now,
+            horizon_hours=horizon_hours,
+        )
 
     _utc = field_validator("created_at", "last_reinforced")(as_utc)
 
@@ -130,41 +141,6 @@ class Memory(_StateModel):
             "project": self.project,
             "global": self.is_global,
         }
-
-
-LABELS = ("agent", "personality", "project")
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where a turn or a query stands: a project, an agent, a personality (None: any).
-
-    A memory is in scope when it is global, or when none of its labels contradicts the
-    scope's: a label the memory does not have, or the scope does not set, never excludes.
-    So memories with no project are seen from every project, and a scope with no project
-    sees every project's memories.
-    """
-
-    project: str | None = None
-    agent: str | None = None
-    personality: str | None = None
-
-    def admits(self, memory: Memory) -> bool:
-        """Whether `memory` is visible from this scope."""
-        if memory.is_global:
-            return True
-        for name in LABELS:
-            wanted = getattr(self, name)
-            if wanted is not None and getattr(memory, name) not in (None, wanted):
-                return False
-        return True
-
-    def labels(self) -> dict[str, str]:
-        """The labels a memory written from this scope carries."""
-        return {name: value for name in LABELS if (value := getattr(self, name)) is not None}
-
-    def __bool__(self) -> bool:
-        return any(getattr(self, name) is not None for name in LABELS)
 
 
 class LtmFile(_StateModel):
@@ -230,20 +206,6 @@ class ReflectionReply(_ModelReply):
 
 
 # --- What the gate decides. ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Policy:
-    """The gate's rules; every number can be changed through configuration."""
-
-    min_confidence: float = 0.65
-    max_per_turn: int = 3
-    max_per_day: int = 30
-    max_revisions_per_turn: int = 3
-    min_content_chars: int = 6
-    max_content_chars: int = 400
-    types: tuple[str, ...] = MEMORY_TYPES
-    subjects: tuple[str, ...] = SUBJECTS
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 # The database schema's own version (the `schema_version` table), separate from the
 # JSON files' schema_version. A database written by a newer program is refused.
-PG_SCHEMA_VERSION = 2
+PG_SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE users (
@@ -144,6 +144,16 @@ _INDEXED = (
 )
 
 
+# Version 3: the columns a recall filters and ranks by, beside each memory's key, so that
+# counting the pool and checking each memory a query term finds read the index alone
+# (once VACUUM, or autovacuum, has marked the table's pages all-visible).
+_SCHEMA_3 = """
+CREATE INDEX memories_for_recall ON memories (user_id, id) INCLUDE (
+    status, decay, confidence, created_us, reinforced_us, doc_len, type, project, agent,
+    personality, is_global, pos)
+"""
+
+
 def _index_existing(conn: psycopg.Connection[Any]) -> None:
     """Fill version 2's columns and terms for the memories a version 1 database holds."""
     conn.execute(_SCHEMA_2)
@@ -163,8 +173,16 @@ def _index_existing(conn: psycopg.Connection[Any]) -> None:
         _index_terms(_Tx(conn), user, memories)
 
 
+def _index_for_recall(conn: psycopg.Connection[Any]) -> None:
+    """Add version 3's index."""
+    conn.execute(_SCHEMA_3)
+
+
 # Schema steps by the version they lead to; version 1 is `_SCHEMA` itself.
-_MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {2: _index_existing}
+_MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {
+    2: _index_existing,
+    3: _index_for_recall,
+}
 _SCHEMA_LOCK = 0x6D656D7465737430  # "memtest0": one migrator at a time
 _CURRENT = ""  # sessions.name of the unnamed (current) session
 

@@ -289,8 +289,9 @@ def test_the_term_index_follows_every_write(pg_url: str) -> None:
 
 
 def test_a_version_1_database_is_indexed_when_opened(pg_url: str) -> None:
-    """Memories written by the first schema get their terms and columns when a newer
-    program opens the database, so focused reads find them."""
+    """Memories written by the first schema get their terms and columns, and the table
+    its recall index, when a newer program opens the database, so focused reads find
+    them."""
     import psycopg
 
     with psycopg.connect(pg_url, autocommit=True) as conn:
@@ -314,8 +315,10 @@ def test_a_version_1_database_is_indexed_when_opened(pg_url: str) -> None:
     s = pgstore.PostgresStore(pg_url, "old")
     found = _gated(s, Focus(texts=("user likes green tea",)), lambda ms: [m.id for m in ms])[0]
     assert found == ["mem_0001"]
-    version = pgstore.connection(pg_url).execute("SELECT version FROM schema_version").fetchone()
-    assert version == (pgstore.PG_SCHEMA_VERSION,)
+    conn = pgstore.connection(pg_url)
+    assert conn.execute("SELECT version FROM schema_version").fetchone() == (3,)
+    indexes = conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'memories'")
+    assert "memories_for_recall" in {name for (name,) in indexes}
 
 
 # --- Retrieval through the index --------------------------------------------------------------

@@ -22,6 +22,7 @@ from pipeline import pgstore, store
 from pipeline.errors import NotEmpty, SaveFailed, StateError, UsageError
 from pipeline.migrate import MigrateResult, digest, migrate
 from pipeline.models import HistoryEntry, LtmFile, Message, SessionFile
+from pipeline.paths import DEFAULT_USER
 from pipeline.store import Change, FileStore, Snapshot, StatePaths, Store, UserState
 from tests.faults import failing_file_write, failing_statement
 from tests.strategies import NOW, memory
@@ -233,7 +234,7 @@ def test_other_users_are_neither_copied_nor_touched(pg_url: str, tmp_path: Path)
     the target's other users keep every row byte for byte."""
     source = tmp_path / "source"
     build_user(file_maker(source))
-    build_user(file_maker(source, store.DEFAULT_USER))
+    build_user(file_maker(source, DEFAULT_USER))
     build_user(pg_maker(pg_url, "ana"))
     ana_before = [r for rows in all_rows(pg_url).values() for r in rows if '"ana"' in r]
     Library(source, user=USER).migrate(to=pg_url)

@@ -26,6 +26,7 @@ import pytest
 from pipeline import pgstore, store
 from pipeline.errors import ConfigError, LockTimeout, SaveFailed, StateError
 from pipeline.models import HistoryEntry, LtmFile, Memory, Message, SessionFile
+from pipeline.paths import DEFAULT_USER
 from pipeline.store import Change, Snapshot, Store
 from tests.faults import failing_file_write, failing_statement
 from tests.helpers import PROJECT, echo_responder, invoke, start_turn, turn_env
@@ -50,7 +51,7 @@ class Backend:
 def _file_backend(tmp_path: Path) -> Backend:
     root = tmp_path / "state"
 
-    def make(user: str = store.DEFAULT_USER, session: str | None = None) -> Store:
+    def make(user: str = DEFAULT_USER, session: str | None = None) -> Store:
         return store.FileStore(store.StatePaths(root, user, session))
 
     def newer() -> None:
@@ -71,7 +72,7 @@ def _file_backend(tmp_path: Path) -> Backend:
 
 
 def _pg_backend(url: str) -> Backend:
-    def make(user: str = store.DEFAULT_USER, session: str | None = None) -> Store:
+    def make(user: str = DEFAULT_USER, session: str | None = None) -> Store:
         return pgstore.PostgresStore(url, user, session)
 
     def newer() -> None:
@@ -649,7 +650,7 @@ def test_the_cli_runs_turns_and_commands_on_postgresql(pg_url: str, tmp_path: Pa
     archived = conn.execute("SELECT data FROM archived_sessions").fetchall()
     assert len(archived) == 1
     assert len(archived[0][0]["messages"]) == 4  # the first two turns, kept whole
-    session = pgstore.PostgresStore(pg_url, store.DEFAULT_USER).load(now=NOW).session
+    session = pgstore.PostgresStore(pg_url, DEFAULT_USER).load(now=NOW).session
     assert session is not None
     assert [m.content for m in session.messages] == ["hello again", "echo: hello again"]
     added = invoke("memory", "add", "User lives in Porto", "--type", "identity", env=env)
@@ -819,7 +820,7 @@ def test_export_from_the_files_imports_into_postgresql_with_every_field(
     dump.write_text(exported.stdout)
     imported = invoke("memory", "import", str(dump), env={**env, "MEMTEST_STORE": pg_url})
     assert imported.returncode == 0, imported.stderr
-    moved, kept = observe(pgstore.PostgresStore(pg_url, store.DEFAULT_USER)), observe(files)
+    moved, kept = observe(pgstore.PostgresStore(pg_url, DEFAULT_USER)), observe(files)
     assert moved["memories"] == kept["memories"]
     # The history comes along; the import adds one `created` line of its own per memory.
     assert [h for h in moved["history"] if h["reason"] != "imported"] == kept["history"]

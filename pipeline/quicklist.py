@@ -1,0 +1,267 @@
+"""`memory list` straight from ltm.json, without pydantic, when the file is in the form this
+program writes.
+
+In a fresh process, building the pydantic models costs more than the rest of the command
+(Python, click and reading 1,000 memories). The files this program writes are in one
+canonical form, which `read_canonical` checks field by field. Anything else returns None:
+a hand edit, a field it does not know, a value pydantic would have to coerce, a commit
+still to be finished, a session file that is not a regular file, a PostgreSQL store. The
+command then takes the library's path, which validates, moves aside and warns as every
+command does. The session's content is not read (a listing does not show it): a session
+file that cannot be read is moved aside by the next command that uses the session. What
+is accepted here the models accept and read as the same values (tests/test_quicklist.py
+checks it on generated and mutated files), so both paths print the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+from .config import validate_label
+from .errors import StateError
+from .kinds import LABELS, SCHEMA_VERSION, Scope, decayed
+from .safeio import read_regular
+
+if TYPE_CHECKING:
+    from .config import Settings
+
+# A command's answer as (JSON payload, text), or None when only the library can give it.
+Quick = Callable[["Settings", SimpleNamespace], "tuple[Any, str] | None"]
+
+# Memory's fields in the models' order (tests hold them to `Memory.model_fields`), with the
+# default of each optional one; the labels after them, as the file spells them.
+FIELDS = (
+    "id",
+    "type",
+    "subject",
+    "content",
+    "confidence",
+    "reason",
+    "created_at",
+    "last_reinforced",
+    "hit_count",
+    "source_turn_id",
+    "status",
+    "source",
+    "decay",
+)
+DEFAULTS: dict[str, Any] = {
+    "reason": "",
+    "hit_count": 1,
+    "source_turn_id": None,
+    "status": "active",
+    "source": "reflection",
+    "decay": "stable",
+}
+_REQUIRED = frozenset(name for name in FIELDS if name not in DEFAULTS)
+_TEXTS = ("id", "type", "subject", "content", "reason", "status", "source", "decay")
+_KNOWN = frozenset((*FIELDS, *LABELS, "global"))
+_TOP = frozenset(("schema_version", "next_seq", "history_bytes", "memories"))
+_INT64 = range(-(2**63), 2**63)
+
+
+def _text(value: object) -> bool:
+    """A string pydantic reads as itself and stdout can print (no lone surrogates)."""
+    if type(value) is not str:
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _integer(value: object) -> bool:
+    return type(value) is int and value in _INT64
+
+
+def _instant(value: object) -> datetime | None:
+    """A UTC time exactly as the models write it (`2026-11-23T12:00:00Z`, with
+    microseconds when there are any), else None."""
+    if type(value) is not str or not value.endswith("Z"):
+        return None
+    try:
+        at = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if at.tzinfo is not UTC or at.isoformat().replace("+00:00", "Z") != value:
+        return None
+    return at
+
+
+def _memory(item: object) -> dict[str, Any] | None:
+    """One memory with its times parsed, if it is in the canonical form."""
+    if type(item) is not dict or not _KNOWN.issuperset(item) or not item.keys() >= _REQUIRED:
+        return None
+    memory: dict[str, Any] = {**DEFAULTS, **item}
+    if any(not _text(memory.get(name)) for name in _TEXTS):
+        return None
+    confidence = memory["confidence"]
+    if type(confidence) not in (float, int) or not 0.0 <= confidence <= 1.0:
+        return None  # NaN fails the comparison too
+    memory["confidence"] = float(confidence)
+    if not _integer(memory["hit_count"]):
+        return None
+    if memory["source_turn_id"] is not None and not _text(memory["source_turn_id"]):
+        return None
+    for name in LABELS:
+        label = memory.get(name)
+        if label is not None and not (_text(label) and label):  # "" is read as unset
+            return None
+    if type(memory.get("global", False)) is not bool:
+        return None
+    created, reinforced = _instant(memory["created_at"]), _instant(memory["last_reinforced"])
+    if created is None or reinforced is None:
+        return None
+    memory["_times"] = (created, reinforced)
+    return memory
+
+
+def _plain_or_missing(path: Path) -> bool:
+    """Whether `path` is a regular file (not a link) or absent."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def read_canonical(raw: bytes) -> list[dict[str, Any]] | None:
+    """The memories of an ltm.json in the canonical form, in file order; None otherwise."""
+    import json
+
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if type(document) is not dict or not _TOP.issuperset(document):
+        return None
+    if document.get("schema_version", SCHEMA_VERSION) != SCHEMA_VERSION or not all(
+        _integer(document.get(name, 0)) for name in ("schema_version", "next_seq", "history_bytes")
+    ):
+        return None
+    items = document.get("memories", [])
+    if type(items) is not list:
+        return None
+    memories = []
+    for item in items:
+        memory = _memory(item)
+        if memory is None:
+            return None
+        memories.append(memory)
+    return memories
+
+
+def confidence_now(memory: dict[str, Any], now: datetime, horizon_hours: float) -> float:
+    """As `Memory.current_confidence` computes it, from the same values."""
+    created, reinforced = memory["_times"]
+    return decayed(
+        memory["confidence"],
+        memory["decay"],
+        created_at=created,
+        last_reinforced=reinforced,
+        now=now,
+        horizon_hours=horizon_hours,
+    )
+
+
+def labels(memory: dict[str, Any]) -> dict[str, Any]:
+    """Seed 003's labels, as `Memory.labels` shows them (unset: null, false)."""
+    return {**{name: memory.get(name) for name in LABELS}, "global": memory.get("global", False)}
+
+
+def as_json(memory: dict[str, Any], current: float) -> dict[str, Any]:
+    """What `MemoryView.to_json` gives for the same memory."""
+    return {
+        **{name: memory[name] for name in FIELDS},
+        **labels(memory),
+        "current_confidence": round(current, 4),
+    }
+
+
+def listing_line(
+    memory_id: str,
+    type: str,
+    current: float,
+    *,
+    hits: int,
+    content: str,
+    status: str,
+    labels: dict[str, Any],
+) -> str:
+    """One memory as `memory list` and `memory search` show it."""
+    shown = [f"{name} {value}" for name, value in labels.items() if isinstance(value, str)]
+    if labels.get("global"):
+        shown.insert(0, "global")
+    return (
+        f"{memory_id}  {type:<12} {current:.2f}  hits {hits:<3} {content}"
+        + ("" if status == "active" else f" [{status}]")
+        + (f"  ({', '.join(shown)})" if shown else "")
+    )
+
+
+def quick_list(
+    settings: Settings, args: SimpleNamespace, now: datetime | None = None
+) -> tuple[Any, str] | None:
+    """`memory list` from the JSON files, or None when the library must answer."""
+    if settings.store_url:
+        return None
+    paths = settings.paths
+    if os.path.lexists(paths.commit_record):
+        return None  # a commit to finish first: the library does it under the lock
+    if not _plain_or_missing(paths.session):
+        return None  # the library refuses it (a FIFO, a device, a folder) as any command does
+    try:
+        raw = read_regular(paths.ltm, max_bytes=paths.max_bytes)
+    except FileNotFoundError:
+        memories: list[dict[str, Any]] | None = []
+    except (OSError, StateError):
+        return None  # the library says what is wrong
+    else:
+        memories = read_canonical(raw)
+    if memories is None:
+        return None
+    personality = getattr(args, "personality", None)
+    scope = Scope(
+        project=settings.project,
+        agent=settings.agent,
+        personality=None if personality is None else validate_label("personality", personality),
+    )
+    now = now or datetime.now(UTC)
+    shown = []
+    for memory in memories:
+        if not args.all and memory["status"] != "active":
+            continue
+        if args.type and memory["type"] != args.type:
+            continue
+        seen = labels(memory)
+        if getattr(args, "only_global", False) and not seen["global"]:
+            continue
+        if scope.admits(SimpleNamespace(**seen, is_global=seen["global"])):  # type: ignore[arg-type]
+            shown.append((memory, confidence_now(memory, now, settings.decay_horizon_hours)))
+    if args.json:
+        listed = [as_json(m, current) for m, current in shown]
+        return {"user_id": settings.user_id, "memories": listed}, ""
+    if not shown:
+        return None, f"No memories for {settings.user_id}."
+    return None, "\n".join(
+        listing_line(
+            m["id"],
+            m["type"],
+            c,
+            hits=m["hit_count"],
+            content=m["content"],
+            status=m["status"],
+            labels=labels(m),
+        )
+        for m, c in shown
+    )
