@@ -67,7 +67,7 @@ def per_class(s: Score) -> str:
 
 def summary(name: str, s: Score) -> str:
     return (
-        f"{name:<30} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
+        f"{name:<32} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
         f"{s.recall('injection'):>8.3f} {s.near_miss_pass_rate():>9.3f} "
         f"{s.recall('durable'):>8.3f}"
     )
@@ -132,7 +132,7 @@ def main() -> None:
         cv = cross_validated(rows, policy) if judge and part == "tune" and not args.no_cv else None
         print(f"\n## {part}: {len(rows)} candidates")
         print(
-            f"{'configuration':<30} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
+            f"{'configuration':<32} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
             f"{'near-miss':>9} {'durable R':>8}"
         )
         print(summary("rules alone", rules))
@@ -141,7 +141,7 @@ def main() -> None:
             print(summary("n-grams alone (CV)", cv["alone_chars"]))
             print(summary("rules + n-grams (CV)", cv["gate_chars"]))
         print(summary("n-grams alone" + trained, chars_alone))
-        print(summary("rules + n-grams (no extra)" + trained, chars_gate))
+        print(summary("rules + n-grams" + trained, chars_gate))
         if cv:
             print(summary("judge alone (CV)", cv["alone"]))
             print(summary("rules + judge (gate) (CV)", cv["gate"]))

@@ -76,8 +76,11 @@ def fold_of(concept: str) -> int:
     return int(hashlib.sha256(concept.encode()).hexdigest(), 16) % FOLDS
 
 
-# An injection kept is as costly as a durable fact refused.
-INJECTION_LOSS = 3.0
+# An injection kept costs more than a durable fact refused: it acts on every later answer.
+# (At 3.0, the cost of a refused fact, the product of the two models was held to a 0.85
+# injection threshold and caught 52 of the 105 training injections that reach it in
+# cross-validation; from 4.0 up the choice is 0.55 and 58, for a cost of 6 at 3.0.)
+INJECTION_LOSS = 4.0
 
 
 def guess(p: np.ndarray, thresholds: dict[str, float], directed: bool) -> str:
