@@ -10,12 +10,12 @@ passing states, guesses, talk about the conversation and planted instructions:
 - one over hashed character n-grams (`charjudge.py`), which reads any language and needs
   no extra.
 
-English text with the extra installed is judged by the mean of the two models'
-probabilities (cross-validation chose it over either alone); Chinese text, and every
-text without the extra, by the n-gram model alone. Both were trained on the tune part
-of the labelled corpus in `tests/data/gate_corpus/` and the sentences in
-`tests/data/judge_train/` (`benchmarks/train_judge.py`), which also chose each class's
-rejection threshold. Deterministic: the same text gives the same verdict.
+English text with the extra installed is judged by the product of the two models'
+probabilities, normalised (cross-validation chose it over either alone, and over their
+mean); Chinese text, and every text without the extra, by the n-gram model alone. Both
+were trained on the tune part of the labelled corpus in `tests/data/gate_corpus/` and
+the sentences in `tests/data/judge_train/` (`benchmarks/train_judge.py`), which also
+chose each class's rejection thresholds. Deterministic: the same text gives the same verdict.
 
 A turn pays for the judge only when a candidate reaches it (the rules refuse most junk
 first): the weights are read then, once per process, and the examples only when a
