@@ -152,7 +152,7 @@ def run_turn(
     with report.stage("gate"):
         judge = build_judge(retriever, proposal)
         # Before the lock the gate shows what it would decide (and the judge embeds outside
-        # the lock); the commit decides. A partial snapshot (lexical: no judge) holds no
+        # the lock); the commit decides. A partial snapshot (lexical: nothing to embed) holds no
         # memories near the candidates: the commit reads those under the lock.
         if not state.partial:
             report.result = gate(
