@@ -313,8 +313,11 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _url_secrets(text)
     found += _checksummed(text)
     found += _recovery_phrases(text)
+    found += _other_language_phrases(text)
     found += _labelled_values(text)
+    found += _other_language_values(text)
     found += _identity_numbers(text)
+    found += _document_numbers(text)
     found += _random_tokens(text)
     return tuple(_merge(found))
 
@@ -675,6 +678,352 @@ def _recovery_phrases(text: str) -> Iterator[Finding]:
         run = []
 
 
+# --- Recovery phrases in the other BIP-39 word lists -----------------------------------------
+# The `mnemonic` package ships a word list per language; each is read the first time a text
+# holds a run of words in its script. Every list but the Chinese ones is written with a
+# separator between words (a space, the ideographic space, a comma), and twelve words of one
+# list in a row are a phrase, as in English. Chinese phrases are also written as one run of
+# characters; since the Chinese lists hold the 2,048 commonest characters, ordinary prose is
+# made of them too, so a run without separators is a phrase only when it has the shape of one
+# (a whole clause, or all that follows a recovery noun, exactly 12, 15, 18, 21 or 24
+# characters), its BIP-39 checksum holds, and a recovery noun is in the text.
+
+PHRASE_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "alphabetic": ("spanish", "french", "italian", "portuguese", "czech", "turkish", "russian"),
+    "hangul": ("korean",),
+    "kana": ("japanese",),
+    "han": ("chinese_simplified", "chinese_traditional"),
+}
+PHRASE_LENGTHS = (12, 15, 18, 21, 24)
+_GAP = r"[\s,;:.\-()\d\"'“”、，；：]+"
+# A letter, or a mark that combines with one: a word list or a phrase copied from one may be
+# decomposed (NFD), where "á" is "a" and a combining accent.
+_L = r"(?:[^\W\d_]|[\u0300-\u036f\u3099\u309a])"
+# Twelve words in a row with only separators between them, in each script: the shape that
+# must be present before a word list is read. No list word is shorter or longer than these
+# (counted in code points, decomposed).
+_SPACED_PHRASE = {
+    "alphabetic": re.compile(rf"(?<!{_L})(?:{_L}{{3,16}}+{_GAP}+){{11}}{_L}{{3}}"),
+    "hangul": re.compile(
+        rf"(?:[\uac00-\ud7af\u1100-\u11ff]{{1,12}}{_GAP}){{11}}[\uac00-\ud7af\u1100-\u11ff]"
+    ),
+    "kana": re.compile(rf"(?:[\u3040-\u30ff]{{2,16}}{_GAP}){{11}}[\u3040-\u30ff]{{2}}"),
+    "han": re.compile(rf"(?:[\u4e00-\u9fff]{_GAP}){{11}}[\u4e00-\u9fff]"),
+}
+# The same shape for text that is all ASCII, the common case: twice as fast to rule out.
+_SPACED_ASCII_PHRASE = re.compile(
+    r"(?<![A-Za-z])(?:[A-Za-z]{3,16}+[\s,;:.\-()\d\"']++){11}[A-Za-z]{3}"
+)
+_LETTER_WORD = re.compile(rf"{_L}+")
+_FOREIGN_GAP = re.compile(rf"^{_GAP}$")
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{12,}")
+_RECOVERY_NOUN = re.compile(
+    r"助记词|助記詞|助记符|助記符|助记短语|恢复短语|恢復短語|恢复词|恢復詞|种子短语|種子短語|种子词|"
+    r"種子詞|钱包|錢包|备份短语|備份短語|mnemonic|seed|recovery|wallet|ニーモニック|シード|ウォレット|"
+    r"復元|복구|니모닉|시드|지갑",
+    re.IGNORECASE,
+)
+_COPULA_CJK = re.compile(r"(?:是|为|為|就是|如下|乃是)")
+
+
+@cache
+def _bip39_list(language: str) -> dict[str, int]:
+    """One BIP-39 word list of the `mnemonic` package: each word (NFC) and its index."""
+    import unicodedata
+
+    words = _bip39_file(language).split()
+    return {unicodedata.normalize("NFC", w): i for i, w in enumerate(words)}
+
+
+def _bip39_file(language: str) -> str:
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("mnemonic")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the mnemonic package (BIP-39 word list) is not installed")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    path = folder / "wordlist" / f"{language}.txt"
+    return path.read_text("utf-8") if path.exists() else ""
+
+
+def bip39_checksum_holds(indices: list[int]) -> bool:
+    """Whether word indices (12, 15, 18, 21 or 24 of them) end in their BIP-39 checksum."""
+    from hashlib import sha256
+
+    if len(indices) not in PHRASE_LENGTHS:
+        return False
+    bits = 0
+    for index in indices:
+        bits = bits << 11 | index
+    checksum_bits = len(indices) // 3
+    entropy = (bits >> checksum_bits).to_bytes((len(indices) * 11 - checksum_bits) // 8, "big")
+    return sha256(entropy).digest()[0] >> (8 - checksum_bits) == bits & ((1 << checksum_bits) - 1)
+
+
+def _other_language_phrases(text: str) -> Iterator[Finding]:
+    """Recovery phrases in the non-English BIP-39 lists, spaced or (Chinese) unspaced."""
+    if text.isascii():
+        if _SPACED_ASCII_PHRASE.search(text) is not None:
+            yield from _spaced_phrases(text, PHRASE_LANGUAGES["alphabetic"])
+        return
+    for script, languages in PHRASE_LANGUAGES.items():
+        if _SPACED_PHRASE[script].search(text) is not None:
+            yield from _spaced_phrases(text, languages)
+    if _HAN_RUN.search(text) is not None and _RECOVERY_NOUN.search(text) is not None:
+        yield from _unspaced_phrases(text)
+
+
+def _spaced_phrases(text: str, languages: tuple[str, ...]) -> Iterator[Finding]:
+    """Runs of twelve or more words of one list, with only separators between them."""
+    import unicodedata
+
+    words = [
+        (m, unicodedata.normalize("NFC", m.group().lower())) for m in _LETTER_WORD.finditer(text)
+    ]
+    for language in languages:
+        wordlist = _bip39_list(language)
+        run: list[re.Match[str]] = []
+        for m, word in [*words, (None, "")]:
+            if m is not None and word in wordlist:
+                if run and not _FOREIGN_GAP.match(text[run[-1].end() : m.start()]):
+                    run = []
+                run.append(m)
+                continue
+            if len(run) >= MIN_PHRASE_WORDS:
+                yield Finding("recovery phrase", run[0].start(), run[-1].end())
+            run = []
+
+
+def _unspaced_phrases(text: str) -> Iterator[Finding]:
+    """Chinese phrases written without separators, by shape and checksum."""
+    for m in _HAN_RUN.finditer(text):
+        segments = [(m.start(), m.end())]
+        nouns = list(_RECOVERY_NOUN.finditer(text, m.start(), m.end()))
+        if nouns:
+            start = nouns[-1].end()
+            copula = _COPULA_CJK.match(text, start)
+            segments.append((copula.end() if copula else start, m.end()))
+        for start, end in segments:
+            if end - start not in PHRASE_LENGTHS:
+                continue
+            for language in PHRASE_LANGUAGES["han"]:
+                wordlist = _bip39_list(language)
+                indices = [wordlist.get(ch, -1) for ch in text[start:end]]
+                if -1 not in indices and bip39_checksum_holds(indices):
+                    yield Finding("recovery phrase", start, end)
+                    break
+
+
+# --- Licence, permit and member numbers next to their noun -----------------------------------
+# A driving licence, a residence or work permit, a membership or loyalty number: a value with
+# four digits or more in the same clause as the noun that names it (English, German, French,
+# Spanish, Chinese), in either order. Years, quantities and prices are not such numbers.
+_NUMBER_WORDS = r"(?: (?:number|no|nr|#|id))?"
+# Each noun opens with a literal letter: the scan dispatches on it, as for the nouns above.
+DOCUMENT_NOUNS: tuple[str, ...] = (
+    r"driv(?:er|ers|er's|er’s|ing) ?licen[cs]es?" + _NUMBER_WORDS,
+    r"dl (?:number|no|#)",
+    r"licen[cs]e (?:number|no|nr|#|id)",
+    *(
+        word.replace("_", " ") + r" permits?" + _NUMBER_WORDS
+        for word in (
+            "work residence residency resident study parking fishing hunting gun firearm"
+            " firearms building travel"
+        ).split()
+    ),
+    r"permit (?:number|no|#|id)",
+    r"member(?:ship)? ?(?:card )?(?:number|no|nr|#|id)",
+    *(
+        word.replace("_", " ") + r" ?(?:card )?(?:number|no|#|id)"
+        for word in (
+            "frequent_flyer frequent_flier loyalty reward rewards library_card club_card gym"
+        ).split()
+    ),
+    r"führerschein(?:nummer|-nr|-nummer)?",
+    r"fahrerlaubnis(?:nummer)?",
+    r"mitglied(?:s|er)-?(?:nummer|nr|ausweis)",
+    r"lizenznummer",
+    r"genehmigungsnummer",
+    r"aufenthaltstitel(?:nummer)?",
+    r"aufenthaltserlaubnis(?:nummer)?",
+    r"arbeitserlaubnis(?:nummer)?",
+    r"permis de (?:conduire|travail|séjour)",
+    *(
+        word + r" (?:de |d'|d’)(?:permis|adhérent|adherent|membre|licence|carte de fidélité)"
+        for word in ("numéro", "numero", "n°", "no")
+    ),
+    r"titre de séjour",
+    r"carte de séjour",
+    *(
+        word + r" de (?:conducir|conducción|trabajo|residencia)"
+        for word in ("licencia", "permiso", "carnet", "carné")
+    ),
+    *(
+        word + r" de (?:licencia|socio|miembro|afiliado|permiso)"
+        for word in ("número", "numero", "nº", "no")
+    ),
+    r"tarjeta de residencia",
+    # Other numbers that name one person to an insurer, employer, school, shop or state.
+    r"visa (?:number|no|#)",
+    r"green card(?: number| no| #)?",
+    r"policy (?:number|no|#)",
+    r"insurance policy(?: number| no| #)?",
+    r"medicare(?: number| no| #)?",
+    r"medicaid(?: number| no| #)?",
+    r"health card(?: number| no| #)?",
+    r"employee (?:id|number|no|#)",
+    r"staff (?:id|number|no|#)",
+    r"student (?:id|number|no|#)",
+    r"matriculation number",
+    r"customer (?:id|number|no|#)",
+    r"badge (?:id|number|no|#)",
+    r"matrikelnummer",
+    r"personalnummer",
+    r"kundennummer",
+    r"versicherungsnummer",
+    r"versichertennummer",
+    r"visumnummer",
+    r"mitarbeiternummer",
+    *(
+        word + r" (?:de |d'|d’)?(?:client|étudiant|etudiant|visa|police|employé|employe)"
+        for word in ("numéro", "numero", "n°")
+    ),
+    *(
+        word + r" de (?:cliente|empleado|estudiante|póliza|poliza|visa|visado)"
+        for word in ("número", "numero", "nº")
+    ),
+)
+DOCUMENT_NOUNS_CJK: tuple[str, ...] = tuple(
+    "驾驶证|驾照|驾驶执照|駕駛執照|駕照|执照号|許可證|许可证|会员号|会员卡号|会员编号|會員號|居住证|工作许可|"
+    "居留许可|学号|工号|员工号|保单号|客户号|客户编号|签证号|医保卡号".split("|")
+)
+_DOC_NEAR_AFTER = 10
+_DOC_NEAR_BEFORE = 8
+_DOCUMENT_VALUE = re.compile(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+@cache
+def _document_stem() -> re.Pattern[str]:
+    """Any of the stems, as one pattern: quicker than a search for each on short text."""
+    return re.compile("|".join(map(re.escape, _DOCUMENT_STEMS)))
+
+
+@cache
+def _document_noun_pattern() -> re.Pattern[str]:
+    """The document nouns as one pattern on lower case, grouped by first character."""
+    groups: dict[str, list[str]] = {}
+    for noun in DOCUMENT_NOUNS:
+        groups.setdefault(noun[0], []).append(noun[1:])
+    latin = [
+        rf"{first}(?<=\b{first})(?:{'|'.join(rests)})(?!\w)" for first, rests in groups.items()
+    ]
+    return re.compile("|".join([*latin, *DOCUMENT_NOUNS_CJK]))
+
+
+# Every noun above holds one of these.
+_DOCUMENT_STEMS = (
+    "licen",
+    "permi",
+    "member",
+    "membre",
+    "mitglied",
+    "führerschein",
+    "fahrerlaubnis",
+    "lizenz",
+    "genehmigung",
+    "aufenthalt",
+    "arbeitserlaubnis",
+    "adh",
+    "fidélité",
+    "séjour",
+    "carn",
+    "socio",
+    "miembro",
+    "afiliado",
+    "frequent fl",
+    "loyalty",
+    "reward",
+    "library card",
+    "club card",
+    "health card",
+    "green card",
+    "gym",
+    "dl ",
+    "tarjeta",
+    "visa",
+    "visum",
+    "polic",
+    "póliza",
+    "poliza",
+    "medicare",
+    "medicaid",
+    "employ",
+    "empleado",
+    "mitarbeiter",
+    "staff",
+    "student",
+    "étudiant",
+    "etudiant",
+    "estudiante",
+    "matri",
+    "customer",
+    "client",
+    "kunden",
+    "badge",
+    "personalnummer",
+    "versicher",
+    *DOCUMENT_NOUNS_CJK,
+)
+_FOUR_DIGITS = re.compile(r"\d(?:\D{0,3}\d){3}")
+
+
+def _document_numbers(text: str) -> Iterator[Finding]:
+    """Numbers with four digits or more in the clause of a licence, permit or member noun."""
+    if _FOUR_DIGITS.search(text) is None:
+        return
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    # The stems rule out most text before the noun pattern is built or run.
+    if not _holds_stem(lowered, _DOCUMENT_STEMS, _document_stem()):
+        return
+    for noun in _document_noun_pattern().finditer(lowered):
+        start, end = noun.span()
+        clause_start, clause_end = _clause_around(text, start, end)
+        after = list(_VALUE_TOKEN.finditer(text, end, clause_end))[:_DOC_NEAR_AFTER]
+        before = list(_VALUE_TOKEN.finditer(text, clause_start, start))[-_DOC_NEAR_BEFORE:]
+        for tokens in (after, before):
+            for i, m in enumerate(tokens):
+                prev = tokens[i - 1].group() if i else ""
+                span = _value_span(text, m, previous=prev, next_=tokens[i + 1 :])
+                if not span or not _is_document_number(span[2]):
+                    continue
+                # A short plain number is a price or a count ("paid 1200 for the work
+                # permit") unless the noun names it: "member ID 55120", "permit: 4471".
+                linked = tokens is after and _DOC_LINK.fullmatch(text, end, m.start()) is not None
+                if _SHORT_PLAIN.fullmatch(span[2]) and not linked:
+                    continue
+                yield Finding("licence or member number", span[0], span[1])
+
+
+_SHORT_PLAIN = re.compile(r"\d{4,5}")
+_DOC_LINK = re.compile(
+    r"(?:[\s:：#=\-–]|\b(?:is|was|ist|lautet|est|es|é|è|number|no|nr|id)\b|是|为|為)*",
+    re.IGNORECASE,
+)
+
+
+def _is_document_number(value: str) -> bool:
+    """Letters and digits (hyphens and slashes between), four digits or more, not a year."""
+    if not _DOCUMENT_VALUE.fullmatch(value) or len(value) > 24:
+        return False
+    if _YEAR.fullmatch(value) or _ORDINAL.match(value) or _UNIT_SUFFIX.match(value):
+        return False
+    return sum(ch.isdigit() for ch in value) >= 4
+
+
 def _labelled_values(text: str) -> Iterator[Finding]:
     """Short values in the same clause as a sensitive noun, before or after it."""
     for match in _sensitive_nouns(text):
@@ -705,6 +1054,182 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             if weak and span and _has_letters(span[2]):
                 continue
             if span and _is_value(span[2], linked=False):
+                yield Finding(_noun_kind(noun), span[0], span[1])
+
+
+# --- Values next to a sensitive noun in other languages, and digits spelled out ------------
+# German, French, Spanish, Italian, Portuguese, Japanese and Korean nouns for passwords and
+# codes. Their values are held to a stricter test than the English ones, because the word
+# after such a noun is often an ordinary word of that language ("Passwort vergessen", "mot
+# de passe oublié"): a value needs a digit, and next to a code noun it is digits only. A
+# code spelled out ("four four seven one", "四七一一") next to any sensitive noun is a value.
+OTHER_PASSWORD_NOUNS: tuple[str, ...] = (
+    "passw(?:ort|örter)",
+    "kennw(?:ort|örter)",
+    "zugangsdaten",
+    "geheimzahl",
+    "geheimnummer",
+    "mots? de passe",
+    "mdp",
+    "contraseñas?",
+    "contrasenas?",
+    "clave(?: de acceso| secreta)?",
+    "senhas?",
+    "palavra-passe",
+    "parola d'ordine",
+    "パスワード",
+    "暗証番号",
+    "비밀번호",
+    "비번",
+    "암호",
+)
+OTHER_CODE_NOUNS: tuple[str, ...] = (
+    "zugangscode",
+    "türcode",
+    "torcode",
+    "alarmcode",
+    "sicherheitscode",
+    "bestätigungscode",
+    "verifizierungscode",
+    "entsperrcode",
+    "einmalcode",
+    "pin-(?:code|nummer)",
+    "code (?:d'accès|de sécurité|confidentiel|secret|de vérification|d'entrée|de la porte|"
+    "du portail|de l'alarme|du cadenas)",
+    "digicode",
+    "códigos?(?: de (?:acceso|verificación|seguridad|desbloqueo|la puerta|entrada)| secreto)?",
+    "codigos?(?: de (?:acceso|verificacion|seguridad|desbloqueo|la puerta|entrada)| secreto)?",
+    "codice(?: di accesso| segreto| del cancello| della porta| pin)?",
+    "código de acesso",
+    "認証コード",
+    "確認コード",
+    "인증번호",
+)
+# Every noun above holds one of these: text with none of them is not scanned.
+_OTHER_NOUN_STEMS = (
+    "passw",
+    "kennw",
+    "zugang",
+    "geheim",
+    "passe",
+    "mdp",
+    "contrase",
+    "clave",
+    "senha",
+    "palavra",
+    "parola",
+    "code",
+    "códig",
+    "codig",
+    "codice",
+    "pin-",
+    "パスワード",
+    "暗証番号",
+    "비밀번호",
+    "비번",
+    "암호",
+    "認証コード",
+    "確認コード",
+    "인증번호",
+)
+# Tokens end at kana and hangul as well as at Chinese: "暗証番号は4471です" holds "4471".
+_OTHER_VALUE_TOKEN = re.compile(
+    r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+"
+)
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+# On lower case, and with no boundary before the first word (checked on each match): a
+# pattern that opens with a word lets the engine skip to the letters that start one.
+_SPELLED_DIGITS = re.compile(rf"{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{3,}}\b")
+_CHINESE_DIGITS = re.compile(r"[零〇一二三四五六七八九两]{4,}")
+# Digits spelled out in German, French and Spanish: looked for only in the clause of one of
+# those languages' nouns, since the words are short and common ("un", "dos", "acht").
+_OTHER_DIGIT_WORD = (
+    r"(?:null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zéro|un|deux|trois|quatre|cinq|"
+    r"six|sept|huit|neuf|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve)"
+)
+_OTHER_SPELLED_DIGITS = re.compile(
+    rf"(?<![^\W\d_]){_OTHER_DIGIT_WORD}(?:[\s,-]+{_OTHER_DIGIT_WORD}){{3,}}(?![^\W\d_])"
+)
+
+
+def _holds_stem(lowered: str, stems: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
+    """Whether `lowered` holds one of `stems`: one pattern is quicker on a short text, a
+    search for each stem on a long one."""
+    if len(lowered) <= CACHED_CHARS:
+        return pattern.search(lowered) is not None
+    return any(stem in lowered for stem in stems)
+
+
+@cache
+def _other_noun_stem() -> re.Pattern[str]:
+    """Any of the stems, as one pattern: quicker than a search for each on short text."""
+    return re.compile("|".join(map(re.escape, _OTHER_NOUN_STEMS)))
+
+
+@cache
+def _other_noun_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The nouns above as one pattern on lower case (grouped by first character, as the
+    English nouns are), and a pattern that tells a code noun from a password noun."""
+    groups: dict[str, list[str]] = {}
+    written_apart = [n for n in (*OTHER_PASSWORD_NOUNS, *OTHER_CODE_NOUNS) if not has_cjk(n)]
+    for noun in written_apart:
+        groups.setdefault(noun[0], []).append(noun[1:])
+    branches = [
+        rf"{first}(?<![^\W_]{first})(?:{'|'.join(rests)})(?![^\W_])"
+        for first, rests in groups.items()
+    ]
+    # Japanese and Korean are written without spaces (or with particles attached): no
+    # boundary is asked of their nouns.
+    branches += [n for n in (*OTHER_PASSWORD_NOUNS, *OTHER_CODE_NOUNS) if has_cjk(n)]
+    return re.compile("|".join(branches)), re.compile("|".join(OTHER_CODE_NOUNS))
+
+
+def _other_language_values(text: str) -> Iterator[Finding]:
+    """Values with a digit next to the password and code nouns of other languages, and
+    codes spelled out next to any sensitive noun."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    if _holds_stem(lowered, _OTHER_NOUN_STEMS, _other_noun_stem()):
+        nouns, codes = _other_noun_patterns()
+        for noun in nouns.finditer(lowered):
+            weak = codes.fullmatch(noun.group()) is not None
+            yield from _digit_values(text, noun.start(), noun.end(), weak=weak)
+            clause_start, clause_end = _clause_around(text, noun.start(), noun.end())
+            for m in _OTHER_SPELLED_DIGITS.finditer(lowered, clause_start, clause_end):
+                yield Finding(_noun_kind(text[noun.start() : noun.end()]), m.start(), m.end())
+    spelled = [
+        m.span()
+        for m in _SPELLED_DIGITS.finditer(lowered)
+        if m.start() == 0 or not lowered[m.start() - 1].isalpha()
+    ]
+    if has_cjk(text):
+        spelled += [m.span() for m in _CHINESE_DIGITS.finditer(text)]
+    if spelled:
+        for match in _sensitive_nouns(text):
+            clause_start, clause_end = _clause_around(text, *match.span())
+            for start, end in spelled:
+                if clause_start <= start and end <= clause_end:
+                    yield Finding(_noun_kind(match.group()), start, end)
+
+
+def _digit_values(text: str, start: int, end: int, *, weak: bool) -> Iterator[Finding]:
+    """Values with a digit in the clause of the noun at text[start:end], before or after."""
+    noun = text[start:end]
+    clause_start, clause_end = _clause_around(text, start, end)
+    after = list(_OTHER_VALUE_TOKEN.finditer(text, end, clause_end))[:NEAR_NOUN_AFTER]
+    before = list(_OTHER_VALUE_TOKEN.finditer(text, clause_start, start))[-NEAR_NOUN_BEFORE:]
+    for tokens in (after, before):
+        for i, m in enumerate(tokens):
+            prev = tokens[i - 1].group() if i else ""
+            span = _value_span(text, m, previous=prev, next_=tokens[i + 1 :])
+            if span is None or not any(ch.isdigit() for ch in span[2]):
+                continue
+            if weak and _has_letters(span[2]):
+                continue
+            if _YEAR.fullmatch(span[2]) and not (tokens is after and i == 0):
+                continue  # "seit 2015", "depuis 2019": a year, unless it is the code itself
+            if _is_value(span[2], linked=False):
                 yield Finding(_noun_kind(noun), span[0], span[1])
 
 

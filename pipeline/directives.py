@@ -118,7 +118,17 @@ def _reader(language: str) -> str:
     return "(?:" + "|".join(AI_READERS[language]) + ")"
 
 
-_EN, _DE, _FR, _ES, _ZH = (_reader(lang) for lang in ("en", "de", "fr", "es", "zh"))
+# A name for an AI reader followed by a word for people is a person ("if you are an AI
+# researcher"): the name is taken whole (an atomic group) and that word must not follow it.
+_PEOPLE = (
+    r"(?![ -](?:researchers?|engineers?|developers?|scientists?|ethicists?|experts?|"
+    r"enthusiasts?|students?|teams?|compan(?:y|ies)|startups?|people|users?|practitioners?|"
+    r"specialists?|professionals?|teachers?|instructors?|builders?|founders?|investors?|"
+    r"ethics|safety|polic(?:y|ies)|courses?|class(?:es)?|labs?|communit(?:y|ies)|"
+    r"conferences?|news|owners?|operators?)\b)"
+)
+_EN = f"(?>{_reader('en')}){_PEOPLE}"
+_DE, _FR, _ES, _ZH = (_reader(lang) for lang in ("de", "fr", "es", "zh"))
 _START = r"(?:^|(?<=[.!?;:\n])\s*|(?<=[.!?;:]\s))\W*"  # the start of a sentence
 _READING_EN = (
     r"(?:reading|reads?|read|processing|process(?:es)?|seeing|sees?|summari[sz]ing|"
@@ -135,7 +145,9 @@ _ADDRESS = re.compile(
             rf"\bif (?:you are|you're|youre|u r|you happen to be) (?:an? |the |any |some )?"
             rf"(?:\w+ ){{0,2}}?{_EN}\b",
             # "If an LLM is reading this"
-            rf"\bif (?:an?|any|the|some) (?:\w+ ){{0,2}}?{_EN} (?:is |are )?{_READING_EN}\b",
+            # "If an LLM is reading this", not "if an AI reads a contract"
+            rf"\bif (?:an?|any|the|some) (?:\w+ ){{0,2}}?{_EN} (?:is |are )?{_READING_EN}"
+            rf"(?:\s+(?:this|these|the following|it|my|our)\b|\s*[,:])",
             # "Note to AI models", "Instructions for AI systems", "Dear AI", "Hey ChatGPT"
             rf"{_START}(?:(?:an? |this |quick |important |special )?(?:notes?|messages?|notice|"
             rf"reminders?|instructions?|hints?|memo|warning|attention|directives?|requests?|"
@@ -177,17 +189,109 @@ _ADDRESS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 # What the addressed reader is told to do: a modal, or a clause after the address.
-_TOLD = re.compile(
+_MODAL_WORDS = (
     r"\b(?:must|should|shall|need to|needs to|have to|has to|(?:is|are) (?:required|expected|"
     r"instructed|asked|to)\b|will|may not|cannot|can't|never|always|do not|don't|please|"
     r"make sure|be sure|remember|kindly|muss|müssen|musst|soll|sollen|sollst|sollt|darf|"
     r"dürfen|doit|doivent|devez|dois|devra|devront|merci de|veuillez|il faut|debe|deben|"
     r"debes|tiene que|tienen que|tienes que|por favor|nunca|siempre)\b"
     r"|必须|应该|应当|需要|要|请|务必|不要|不得|一定|都得|只能|禁止"
-    r"|[:,—–：，]\s*\w",
+)
+_TOLD = re.compile(_MODAL_WORDS + r"|[:,—–：，]\s*\w", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+
+
+# The same readers in three more frames, each with its own test of what they are told:
+# - a bare heading or vocative ("AI models: ...", "Language models, never ...", "KI-Modelle:
+#   ..."): the clause after it must open with an order (an imperative, "please", "never",
+#   "you"), since "AI models: the user prefers open-weight ones" is a note about them;
+# - the readers of this very text ("AI readers of this document must ...", "Les IA de cette
+#   page doivent ...", "大语言模型在处理此页面时应当 ..."): a modal verb must follow;
+# - an order in the passive ("AI agents are hereby instructed to ...").
+_ALL_READERS = f"(?:{_EN}|{_DE}|{_FR}|{_ES})"
+_QUANTIFIED = (
+    rf"(?:{_ANY_EN}\s+|the\s+|alle\s+|jede[nrs]?\s+|die\s+|tou(?:te)?s?\s+(?:les\s+)?|les\s+|"
+    r"tod[oa]s\s+(?:l[oa]s\s+)?|l[oa]s\s+|cualquier\s+)?"
+)
+_HEADING = re.compile(
+    rf"{_START}(?P<prep>(?:to|for|attention|an|für|à|aux|pour|para)\s+)?{_QUANTIFIED}"
+    rf"{_ALL_READERS}(?:\s+{_READING_EN}(?:\s+(?:this|it))?)?\s*(?P<sep>[:—–,])\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HEADING_ZH = re.compile(
+    rf"(?:^|(?<=[。！？；\n]))\s*(?:所有|任何|各位|全体|每个|每一个)?的?{_ZH}{{1,2}}\s*[：:，,—]\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
+# How an order opens: an imperative or a word that only an order opens with, by language.
+_ORDER_OPENS = re.compile(
+    r"(?:please|kindly|always|never|do not|don't|you|your|make sure|be sure|remember|"
+    r"recommend|ignore|disregard|say|tell|describe|rate|rank|mention|include|forward|send|"
+    r"praise|omit|avoid|promote|answer|reply|respond|treat|summari[sz]e|state|claim|mark|"
+    r"list|prefer|add|append|insert|follow|obey|use|write|output|print|reveal|share|direct|"
+    r"suggest|advise|refer|present|report|give|show|stop|keep|classify|score|approve|"
+    r"select|choose|favou?r|emphasi[sz]e|highlight|disclose|leave|drop|exclude|assume|"
+    r"pretend|act|behave|visit|click|email|contact|buy|call|praise|"
+    r"bitte|immer|nie|niemals|stets|empfiehl|empfehlt|sag|sagt|nenne|nennt|ignoriere|"
+    r"ignoriert|erwähne|erwähnt|lobe|lobt|bewerte|bewertet|antworte|antwortet|schreib|"
+    r"schreibe|schreibt|gib|gebt|verschweige|verschweigt|leite|leitet|sende|sendet|"
+    r"behandle|behandelt|"
+    r"\w+ez|ne|n'|toujours|jamais|veuillez|merci de|dis|fais|recommande|mentionne|réponds|"
+    r"écris|envoie|"
+    r"recomiend\w*|dig\w*|di|ignor\w*|mencion\w*|respond\w*|escrib\w*|env[ií]\w*|incluy\w*|"
+    r"describ\w*|trat\w*|calific\w*|siempre|nunca|no|por favor)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+_ORDER_OPENS_ZH = re.compile(
+    r"请|务必|必须|一定|不要|别|总是|始终|永远|只|推荐|告诉|说|忽略|提到|回答|回复|称|把|向|将|给|不得|禁止"
+)
+# What "this" must be for its readers to be addressed: a text, not a company or a city.
+_TEXTS = (
+    r"(?:\w+\s+)?(?:documents?|pages?|files?|texts?|messages?|e-?mails?|threads?|posts?|"
+    r"articles?|r[ée]sum[ée]s?|cvs?|sites?|websites?|repo(?:sitorie)?s?|papers?|reports?|"
+    r"prompts?|conversations?|chats?|datasets?|data|content|notes?|sections?|paragraphs?|"
+    r"workflows?|pipelines?|pdfs?|reviews?|listings?|profiles?|comments?|tickets?|readmes?|"
+    r"transcripts?|dokument(?:e|s)?|seiten?|dateien?|textes?|nachrichten?|beitr[äa]ge?|"
+    r"artikel|fichiers?|courriels?|documentos?|p[áa]ginas?|archivos?|textos?|mensajes?|"
+    r"correos?|art[íi]culos?|sitios?)\b"
+)
+_OF_THIS = re.compile(
+    rf"(?:\b{_ANY_EN}\s+|{_START})(?:the\s+)?{_EN}\s+(?:of|on|in|for|from|with access to|given|"
+    rf"handling|receiving)\s+(?:this|these|the following|the present)\s+{_TEXTS}"
+    rf"|(?:\b(?:alle|jede[nrs]?)\s+|{_START})(?:die\s+)?{_DE}\s+(?:in|auf|aus)\s+"
+    rf"(?:diese[mnrs]?|dem folgenden)\s+{_TEXTS}"
+    rf"|(?:\btou(?:te)?s?\s+|{_START})(?:les\s+|l')?{_FR}\s+(?:de|dans|sur)\s+"
+    rf"(?:ce|cette|ces|cet)\s+{_TEXTS}"
+    rf"|(?:\b(?:cualquier|tod[oa]s)\s+|{_START})(?:l[oa]s\s+|el\s+)?{_ES}\s+(?:de|en)\s+"
+    rf"(?:este|esta|estos|estas)\s+{_TEXTS}"
+    rf"|{_ZH}(?:在|于)?(?:读取|阅读|读到|看到|处理|总结|抓取|解析|浏览)(?:到)?(?:这|本|此|以下)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# Text that says whom it is for ("This message is for AI assistants: ...", "本段文字写给AI"),
+# and a reader's reading of this text as the condition of an order ("Wenn eine KI das
+# liest, soll sie ...", "Lorsqu'une IA lit ce texte, elle doit ...", "Cuando una IA lea esto,
+# debe ..."): a modal or an order must follow.
+_WRITTEN_FOR = re.compile(
+    r"\b(?:this|the following|the next|these|below)\s+(?:\w+\s+)?(?:message|note|text|section|"
+    r"paragraph|part|content|instructions?|page|lines?|comment|document)\s+(?:is|are)\s+"
+    r"(?:only\s+|solely\s+)?(?:for|addressed to|intended for|meant for|written for|directed at|"
+    rf"aimed at)\s+{_QUANTIFIED}{_EN}\b"
+    rf"|\b(?:wenn|falls|sobald)\s+(?:eine?|jede[rs]?|irgendeine?)\s+{_DE}\s+(?:dies(?:en|e|es)?|"
+    r"das|den folgenden)\s+(?:\w+\s+)?(?:liest|verarbeitet|sieht|zusammenfasst|analysiert)\b"
+    rf"|(?:\b(?:si|quand)\s+|\blorsqu['’]\s*|\blorsque\s+|\bdès qu['’]\s*)(?:une?\s+|l['’]\s*|"
+    rf"la\s+|le\s+|toute?\s+)?{_FR}\s+(?:lit|traite|voit|résume|analyse|parcourt)\s+"
+    r"(?:ce|cette|ces|cet)\b"
+    rf"|\b(?:si|cuando)\s+(?:una?\s+|el\s+|la\s+|cualquier\s+)?{_ES}\s+(?:lee|lea|procesa|"
+    r"procese|ve|vea|resume|resuma|analiza|analice)\s+(?:esto|este|esta|estos|estas)\b"
+    rf"|(?:写给|仅供|专供)(?:所有|任何|各位)?的?.{{0,4}}?{_ZH}",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PASSIVE_ORDER = re.compile(
+    rf"(?:\b{_ANY_EN}\s+|{_START})(?:the\s+)?{_EN}\s+(?:are|is)\s+(?:hereby\s+\w+|(?:now\s+)?"
+    r"(?:instructed|ordered|directed|commanded)\s+to)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A modal verb alone: what the readers of this text are told.
+_MODAL = re.compile(_MODAL_WORDS, re.IGNORECASE)
 
 
 def find_ai_address(text: str) -> str | None:
@@ -202,8 +306,45 @@ def find_ai_address(text: str) -> str | None:
     for m in _ADDRESS.finditer(text):
         end = _SENTENCE_END.search(text, m.end())
         if _TOLD.search(text, m.start(), end.start() if end else len(text)):
-            return text[m.start() : end.start() if end else len(text)].strip()[:80]
+            return _quoted(text, m.start(), end)
+    for m in _HEADING.finditer(text):
+        bare = m["prep"] is None or m["sep"] == ","
+        if not bare or _ORDER_OPENS.match(text, m.end()):
+            return _quoted(text, m.start(), _SENTENCE_END.search(text, m.end()))
+    for m in _HEADING_ZH.finditer(text):
+        if _ORDER_OPENS_ZH.match(text, m.end()):
+            return _quoted(text, m.start(), _SENTENCE_END.search(text, m.end()))
+    for m in _OF_THIS.finditer(text):
+        end = _SENTENCE_END.search(text, m.end())
+        if _MODAL.search(text, m.end(), end.start() if end else len(text)):
+            return _quoted(text, m.start(), end)
+    for m in _WRITTEN_FOR.finditer(text):
+        end = _SENTENCE_END.search(text, m.end())
+        if _orders(text, m.end(), end.start() if end else len(text)):
+            return _quoted(text, m.start(), end)
+    passive = _PASSIVE_ORDER.search(text)
+    if passive:
+        return _quoted(text, passive.start(), _SENTENCE_END.search(text, passive.end()))
     return None
+
+
+_CLAUSE_BREAK = re.compile(r"[:,—–：，]\s*")
+
+
+def _orders(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a modal, or a clause after a colon or comma that opens
+    as an order."""
+    if _MODAL.search(text, start, end):
+        return True
+    pause = _CLAUSE_BREAK.search(text, start, end)
+    return pause is not None and (
+        _ORDER_OPENS.match(text, pause.end()) is not None
+        or _ORDER_OPENS_ZH.match(text, pause.end()) is not None
+    )
+
+
+def _quoted(text: str, start: int, end: re.Match[str] | None) -> str:
+    return text[start : end.start() if end else len(text)].strip()[:80]
 
 
 # --- Is this a rule for the assistant? -----------------------------------------------------

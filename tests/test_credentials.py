@@ -28,17 +28,31 @@ def _spans(found: list) -> list[tuple[str, int, int]]:
     return [(f.kind, f.start, f.end) for f in found]
 
 
+# The kinds the reference does not have: identity numbers by their check digits, recovery
+# phrases in the other BIP-39 lists, licence, permit and member numbers, and values next to
+# the password nouns of other languages or spelled out. Each is tested
+# directly below; the comparison with the reference runs without them.
+NEWER_KINDS = (
+    "_identity_numbers",
+    "_other_language_phrases",
+    "_document_numbers",
+    "_other_language_values",
+)
+
+
 @contextmanager
 def _without_identity_numbers() -> Iterator[None]:
-    """The finder without the identity-number check, which the reference does not have:
-    everything else must find exactly what the reference finds."""
-    kept = credentials._identity_numbers
-    credentials._identity_numbers = lambda text: iter(())  # type: ignore[assignment]
+    """The finder without the kinds the reference does not have: everything else must find
+    exactly what the reference finds."""
+    kept = {name: getattr(credentials, name) for name in NEWER_KINDS}
+    for name in NEWER_KINDS:
+        setattr(credentials, name, lambda text: iter(()))
     credentials._find_secrets.cache_clear()
     try:
         yield
     finally:
-        credentials._identity_numbers = kept
+        for name, detector in kept.items():
+            setattr(credentials, name, detector)
         credentials._find_secrets.cache_clear()
 
 
@@ -275,3 +289,397 @@ def test_redacting_twice_changes_nothing(text: str) -> None:
     once = redact(text)
     assert "[REDACTED]" in once
     assert redact(once) == once
+
+
+# --- Recovery phrases in the other BIP-39 word lists -------------------------------------
+
+PHRASE_LANGUAGES = (
+    "chinese_simplified",
+    "chinese_traditional",
+    "japanese",
+    "korean",
+    "spanish",
+    "french",
+    "italian",
+    "czech",
+    "portuguese",
+)
+PHRASE_FRAMES = (
+    "User's wallet recovery phrase: {}",
+    "{} is the seed of the user's hardware wallet.",
+    "Les mots de récupération du portefeuille sont {}.",
+    "用户的助记词是 {}。",
+)
+
+
+def _phrase(language: str, entropy: bytes, form: str = "NFC") -> str:
+    import unicodedata
+
+    from mnemonic import Mnemonic
+
+    return unicodedata.normalize(form, Mnemonic(language).to_mnemonic(entropy))
+
+
+def _found_whole(text: str, value: str) -> bool:
+    start = text.index(value)
+    return any(
+        f.start <= start and start + len(value) <= f.end and f.kind == "recovery phrase"
+        for f in find_secrets(text)
+    )
+
+
+@pytest.mark.parametrize("language", PHRASE_LANGUAGES)
+@pytest.mark.parametrize("frame", PHRASE_FRAMES)
+@pytest.mark.parametrize("entropy", [bytes(range(16)), bytes(range(200, 232))])
+def test_recovery_phrases_in_every_word_list_are_found(
+    language: str, frame: str, entropy: bytes
+) -> None:
+    """A 12- or 24-word phrase of any shipped BIP-39 list, composed or decomposed, inside any
+    sentence, is found whole as a recovery phrase and redacted."""
+    for form in ("NFC", "NFD"):
+        value = _phrase(language, entropy, form)
+        text = frame.format(value)
+        assert _found_whole(text, value), (language, form, text)
+        assert value not in redact(text)
+
+
+@pytest.mark.parametrize("language", ["chinese_simplified", "chinese_traditional"])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "用户的助记词是{}",
+        "助记词：{}。",
+        "钱包恢复短语为{}，请勿外传",
+        "{}（用户的钱包助记词）",
+        "User's seed phrase is {}",
+        "用户的钱包助记词：{}",
+    ],
+)
+@pytest.mark.parametrize("entropy", [bytes(range(16)), bytes(range(7, 27)), bytes(range(9, 41))])
+def test_chinese_phrases_without_separators_are_found(
+    language: str, frame: str, entropy: bytes
+) -> None:
+    """Chinese phrases are often written as one run of characters: one of 12, 15 or 24
+    characters whose checksum holds, after a recovery noun or as a whole clause, is found."""
+    value = _phrase(language, entropy).replace(" ", "")
+    assert _found_whole(frame.format(value), value)
+
+
+@pytest.mark.parametrize("separator", ["、", "，", ",", "\u3000", "  "])
+def test_chinese_phrases_with_other_separators_are_found(separator: str) -> None:
+    """Commas, enumeration commas and the ideographic space separate words as a space does."""
+    value = separator.join(_phrase("chinese_simplified", bytes(range(16))).split())
+    assert _found_whole(f"助记词：{value}", value)
+
+
+def test_a_spaced_phrase_is_found_even_when_its_checksum_fails() -> None:
+    """Twelve list words written apart are a phrase by their shape: a phrase typed with one
+    word wrong, or invented, still holds the words that open the wallet."""
+    words = _phrase("spanish", bytes(range(16))).split()
+    words[-1], words[0] = words[0], words[-1]
+    value = " ".join(words)
+    assert not credentials.bip39_checksum_holds(
+        [credentials._bip39_list("spanish")[w] for w in words]
+    )
+    assert _found_whole(f"Frase de recuperación: {value}", value)
+
+
+def test_the_checksum_is_bip39s() -> None:
+    """The checksum check agrees with the reference implementation on phrases of every
+    length, and refuses the same words with one changed."""
+    from mnemonic import Mnemonic
+
+    words = credentials._bip39_list("chinese_simplified")
+    for size in (16, 20, 24, 28, 32):
+        phrase = Mnemonic("chinese_simplified").to_mnemonic(bytes(range(size)))
+        indices = [words[w] for w in phrase.split()]
+        assert credentials.bip39_checksum_holds(indices)
+        assert not credentials.bip39_checksum_holds([*indices[:-1], (indices[-1] + 1) % 2048])
+
+
+# Ordinary Chinese: long clauses of common characters (every one of them is in the Chinese
+# word lists), with and without a recovery noun near them.
+CHINESE_PROSE = [
+    "用户每天早上七点起床然后去公园跑步一个小时",
+    "用户把钱包助记词抄在一张纸上，放在家里保险柜最下层的抽屉里。",
+    "用户的助记词保存在一张纸上",
+    "用户的钱包助记词一共有二十四个词，他说要好好保管",
+    "用户说助记词是他去年在北京买房时设置的",
+    "用户在一家做区块链钱包的公司上班负责安全方面的工作",
+    "用户觉得硬件钱包比手机上的热钱包更加安全可靠",
+    "用户的女儿今年九月就要去上海读大学了",
+    "他每个周末都会和朋友一起去山里钓鱼和露营",
+    "用户希望以后的回答都用简体中文而且尽量简短一些",
+    "用户对花生过敏，吃了会起红疹，所以点菜时总是先问清楚",
+    "用户正在学习如何使用助记词恢复自己的比特币钱包",
+    "用户忘记了钱包的恢复短语只能重新创建一个新的钱包",
+    "用户的老家在湖南长沙，父母现在还住在那里",
+    "用户喜欢在晚上一边听音乐一边看书学习外语",
+    "用户认为种子短语不应该保存在任何联网的设备上面",
+    "用户和他的妻子计划明年夏天去日本北海道旅行",
+    "用户是一名小学数学老师，已经教了十二年书",
+    "用户的公司明年要在深圳开一家新的分公司",
+    "用户每周二和周四晚上去健身房练习举重和游泳",
+]
+
+
+@pytest.mark.parametrize("text", CHINESE_PROSE)
+def test_ordinary_chinese_is_not_a_recovery_phrase(text: str) -> None:
+    """Chinese prose, made of the commonest characters, is not a phrase, even beside a
+    recovery noun: unspaced text needs a phrase's length and its checksum."""
+    assert [f for f in find_secrets(text) if f.kind == "recovery phrase"] == []
+
+
+def test_chinese_rows_of_the_tune_part_hold_no_false_phrase() -> None:
+    """No Chinese row of the tune part that is not labelled a secret is taken for a phrase
+    (nor for a licence number), and the tune part's secrets are still secrets."""
+    from pipeline.text import has_cjk
+
+    rows = [json.loads(line) for line in (CORPUS / "tune.jsonl").read_text("utf-8").splitlines()]
+    chinese = [r for r in rows if has_cjk(r["text"])]
+    assert len(chinese) > 100
+    new_kinds = {"recovery phrase", "licence or member number"}
+    wrong = [
+        r["text"]
+        for r in chinese
+        if r["label"] != "secret" and {f.kind for f in find_secrets(r["text"])} & new_kinds
+    ]
+    assert wrong == []
+    assert all(find_secrets(r["text"]) for r in chinese if r["label"] == "secret")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "El usuario vive en Madrid con su perro y trabaja como abogado en una empresa grande "
+        "cerca del centro de la ciudad desde hace cinco años.",
+        "L'utilisateur habite à Lyon avec sa femme et travaille comme médecin dans un grand "
+        "hôpital public depuis plusieurs années maintenant.",
+        "L'utente abita a Roma con la moglie e lavora come medico in un grande ospedale "
+        "pubblico da molti anni ormai.",
+        "O usuário mora em Lisboa com a esposa e trabalha como médico num grande hospital "
+        "público há muitos anos.",
+        "Uživatel bydlí v Praze se svou ženou a pracuje jako lékař ve velké veřejné nemocnici "
+        "už mnoho let.",
+        "사용자는 서울에서 아내와 함께 살고 있으며 큰 공립 병원에서 의사로 일하고 있습니다.",
+        "ユーザーは東京に住んでいて、毎朝コーヒーを飲みながら新聞を読みます。",
+    ],
+)
+def test_prose_in_the_lists_languages_is_not_a_phrase(text: str) -> None:
+    """Sentences in each list's language hold some list words, never twelve in a row."""
+    assert find_secrets(text) == []
+
+
+# --- Licence, permit and member numbers ---------------------------------------------------
+
+DOCUMENT_NUMBERS = [
+    ("User's driver's licence number is D1234567.", "D1234567"),
+    ("Driver license no. is B123-4567-8901", "B123-4567-8901"),
+    ("User's driving licence: SMITH901015JJ9AA", "SMITH901015JJ9AA"),
+    ("DL number 123456789 (California)", "123456789"),
+    ("W4321987 is the user's drivers license", "W4321987"),
+    ("User's work permit number is WP-448812.", "WP-448812"),
+    ("Residence permit: RP7781234, valid to March", "RP7781234"),
+    ("User's membership number is 88214407.", "88214407"),
+    ("Frequent flyer number LH992211334", "LH992211334"),
+    ("User's library card number is 29381004471123", "29381004471123"),
+    ("Gym member ID 55120 at FitBox", "55120"),
+    ("Führerscheinnummer des Nutzers: B072RRE2I55", "B072RRE2I55"),
+    ("Die Führerschein-Nr. lautet J0101234567.", "J0101234567"),
+    ("Seine Mitgliedsnummer ist 4471923.", "4471923"),
+    ("Le numéro de permis de conduire de l'utilisateur est 120575300123.", "120575300123"),
+    ("Numéro d'adhérent : 778812", "778812"),
+    ("El número de licencia de conducir es 12345678Z.", "12345678Z"),
+    ("Su carnet de conducir: X1234567", "X1234567"),
+    ("Número de socio 552190 del club", "552190"),
+    ("驾照号码 A12345678", "A12345678"),
+    ("用户的驾驶证编号：330100200012", "330100200012"),
+    ("他的会员号是88812345", "88812345"),
+    ("居住证号码：SZ20231145", "SZ20231145"),
+    ("User's insurance policy number is POL-88120045.", "POL-88120045"),
+    ("Employee ID 448812 at the plant", "448812"),
+    ("Student number: s2231987", "s2231987"),
+    ("User's Medicare number is 2953 14781 1", "2953"),
+    ("Kundennummer 10048812 bei den Stadtwerken", "10048812"),
+    ("Matrikelnummer des Nutzers: 4471290", "4471290"),
+    ("Numéro client : 00123984", "00123984"),
+    ("Número de póliza 55-0912331", "55-0912331"),
+    ("他的学号是20231145", "20231145"),
+    ("用户的保单号：PA88120045", "PA88120045"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), DOCUMENT_NUMBERS)
+def test_licence_permit_and_member_numbers_are_found(text: str, value: str) -> None:
+    """A number beside the noun of a licence, permit or membership (English, German,
+    French, Spanish, Chinese; either order) is a secret, and exactly it is redacted."""
+    assert value in {text[f.start : f.end] for f in find_secrets(text)}
+    assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User has had a driver's licence since 2015.",
+        "User's driving licence expires in 2031.",
+        "User got the driving licence after 3 attempts.",
+        "User has held a pilot licence for 12 years and flown 1500 hours.",
+        "User's gym membership costs 45 euros a month.",
+        "User renewed their residence permit in March 2024.",
+        "User's work permit allows 20 hours of work a week.",
+        "User's membership number is printed on the blue card.",
+        "Der Führerschein des Nutzers ist seit 2010 gültig.",
+        "Le permis de conduire de l'utilisateur expire en 2030.",
+        "El carnet de conducir del usuario caduca en 2029.",
+        "用户2015年拿到驾照，开车已经十年了。",
+        "用户的驾照明年到期，需要去车管所换证。",
+        "用户是健身房会员，每周去三次。",
+        "User has been a customer of the bank since 2009.",
+        "User's employee ID badge stopped working last week.",
+        "User's insurance policy covers 80 percent of dental costs.",
+        "User became a student at TU Berlin in 2021.",
+        "Der Nutzer ist seit 2012 Kunde bei der Sparkasse.",
+        "用户2019年入学，学号还没发下来。",
+        "User paid 1200 for the work permit.",
+        "User's insurance policy costs 1200 a year.",
+        "User paid 1500 for the green card application and waited 9 months.",
+        "User's gym membership card cost 4500 yen.",
+    ],
+)
+def test_talk_about_licences_without_a_number_passes(text: str) -> None:
+    """Years, durations, counts and prices beside a licence or membership are facts."""
+    assert [f for f in find_secrets(text) if f.kind == "licence or member number"] == []
+
+
+def test_ordinary_text_reads_no_other_word_list() -> None:
+    """Prose in any script, Chinese prose beside a recovery noun included, reads none of the
+    non-English word lists: a list is read only when a text has a phrase's shape."""
+    code = (
+        "from pipeline.credentials import _bip39_list, find_secrets; "
+        "find_secrets('User prefers green tea over coffee when working late at night and "
+        "walks the dog before breakfast on most days of the week'); "
+        "find_secrets('El usuario vive en Madrid con su perro y trabaja como abogado.'); "
+        f"find_secrets({CHINESE_PROSE[0]!r}); find_secrets({CHINESE_PROSE[1]!r}); "
+        "print(_bip39_list.cache_info().currsize)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT
+    )
+    assert done.stdout.strip() == "0"
+
+
+def _spellings(pattern: str) -> set[str]:
+    """Every string a pattern made of literals, classes, groups, alternatives and bounded
+    repeats matches (the shape of the document nouns)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def walk(items: list) -> set[str]:
+        out = {""}
+        for op, arg in items:
+            if op is c.LITERAL:
+                options = {chr(arg)}
+            elif op is c.IN:
+                options = {chr(a) for o, a in arg if o is c.LITERAL}
+            elif op is c.BRANCH:
+                options = set().union(*(walk(list(b)) for b in arg[1]))
+            elif op is c.SUBPATTERN:
+                options = walk(list(arg[3]))
+            elif op is c.MAX_REPEAT:
+                low, high, inner = arg
+                once = walk(list(inner))
+                options = {""} | once if (low, high) == (0, 1) else once
+            else:
+                raise AssertionError(op)
+            out = {a + b for a in out for b in options}
+        return out
+
+    return walk(list(_parser.parse(pattern)))
+
+
+def test_every_document_noun_opens_with_a_literal_and_holds_a_stem() -> None:
+    """The document-noun scan dispatches on each noun's first character and is skipped for
+    text with none of the stems: every noun opens with a literal, every spelling of it holds
+    a stem, and the scan finds it."""
+    pattern = credentials._document_noun_pattern()
+    for noun in credentials.DOCUMENT_NOUNS:
+        assert re.match(r"[\w°]", noun), noun
+        for spelling in _spellings(noun):
+            assert any(stem in spelling for stem in credentials._DOCUMENT_STEMS), spelling
+            assert pattern.fullmatch(spelling), spelling
+    assert all(noun in credentials._DOCUMENT_STEMS for noun in credentials.DOCUMENT_NOUNS_CJK)
+
+
+# --- Passwords and codes in other languages, and codes spelled out -------------------------
+
+OTHER_LANGUAGE_SECRETS = [
+    ("Das WLAN-Passwort des Nutzers lautet Zebra!2024.", "Zebra!2024"),
+    ("Kennwort: Sommer2024!", "Sommer2024"),
+    ("Die Geheimzahl der EC-Karte ist 5521.", "5521"),
+    ("Zugangscode 774411 für das Büro", "774411"),
+    ("Le mot de passe du wifi est soleil2024.", "soleil2024"),
+    ("Digicode de l'immeuble : 4471", "4471"),
+    ("La contraseña del correo es Girasol#88.", "Girasol#88"),
+    ("El código de la puerta es 4471.", "4471"),
+    ("Código de verificación: 552910", "552910"),
+    ("Il codice del cancello è 4471.", "4471"),
+    ("A senha do Wi-Fi é casa2024.", "casa2024"),
+    ("暗証番号は4471です。", "4471"),
+    ("パスワードはsakura2024です", "sakura2024"),
+    ("비밀번호는 4471입니다.", "4471"),
+    ("User's alarm code is four four seven one.", "four four seven one"),
+    ("The PIN: nine, one, three, three", "nine, one, three, three"),
+    ("门锁密码是四七一一。", "四七一一"),
+    ("银行卡密码：六六二一九零", "六六二一九零"),
+    ("Der Türcode ist vier vier sieben eins.", "vier vier sieben eins"),
+    ("Le code de la porte est quatre quatre sept un.", "quatre quatre sept un"),
+    ("La contraseña es: cinco, dos, uno, nueve", "cinco, dos, uno, nueve"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), OTHER_LANGUAGE_SECRETS)
+def test_passwords_and_codes_in_other_languages_are_found(text: str, value: str) -> None:
+    """A value with a digit beside a German, French, Spanish, Italian, Portuguese, Japanese
+    or Korean password or code noun, and a code spelled out beside any sensitive noun, is a
+    secret, and exactly it is redacted."""
+    assert value in {text[f.start : f.end] for f in find_secrets(text)}
+    assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Der Nutzer hat sein Passwort vergessen.",
+        "Der Nutzer ändert sein Passwort seit 2015 jedes Jahr.",
+        "Der Nutzer nutzt einen Passwort-Manager seit 2019.",
+        "Le mot de passe doit contenir 12 caractères.",
+        "L'utilisateur a oublié son mot de passe hier.",
+        "La contraseña tiene 8 letras y 2 números.",
+        "El usuario escribe código en Python desde 2018.",
+        "User writes code in Python 3.12 and Rust 1.75.",
+        "User's PIN has four digits.",
+        "User changes the door code one or two times a year.",
+        "用户的密码每三个月换一次。",
+        "用户设置了一千二百个密码。",
+        "Le mot de passe a été changé un ou deux fois.",
+        "Der Nutzer hat drei Passwörter für zwei Konten.",
+    ],
+)
+def test_talk_about_passwords_in_other_languages_passes(text: str) -> None:
+    """Forgetting, changing or describing a password, code written in a language, and
+    counts spelled out are facts."""
+    assert find_secrets(text) == []
+
+
+def test_no_tune_row_but_a_secret_meets_a_newer_kind() -> None:
+    """On the tune part, the kinds the reference does not have find nothing in any row not
+    labelled a secret (its near misses included)."""
+    rows = [json.loads(line) for line in (CORPUS / "tune.jsonl").read_text("utf-8").splitlines()]
+    wrong = [
+        (name, r["text"])
+        for r in rows
+        if r["label"] != "secret"
+        for name in NEWER_KINDS
+        if list(getattr(credentials, name)(r["text"]))
+    ]
+    assert wrong == []
