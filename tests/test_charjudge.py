@@ -15,6 +15,8 @@ from pipeline.charjudge import LABELS, bucket, features, grams, load_chars
 from pipeline.gate import gate
 from pipeline.judge import Judge
 from pipeline.models import CandidateIn, Policy
+from tests.helpers import candidate, invoke, reflection, turn_env
+from tests.llm_server import ScriptedLLM
 
 POLICY = Policy()
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
@@ -133,3 +135,18 @@ def test_without_the_extra_no_secret_or_injection_passes_on_the_held_out_part() 
         if r["label"] in ("secret", "injection") and p == "durable"
     ]
     assert not passed, f"{len(passed)} secret or injection rows passed"
+
+
+def test_a_lexical_turn_refuses_a_passing_state_by_ngrams_and_says_why(
+    llm: ScriptedLLM, state_dir: Path
+) -> None:
+    """A turn with lexical retrieval (no embeddings) still judges by meaning: a passing
+    state with no time word is refused, the trace names the n-grams, and a fact is kept."""
+    llm.reply("Sorry to hear that.").reply(
+        reflection(candidate("User is stuck in traffic."), candidate("User plays the cello."))
+    )
+    result = invoke("-i", "stuck in traffic again", "--show-trace", env=turn_env(llm, state_dir))
+    assert result.returncode == 0, result.stderr
+    assert "candidate 1: REJECTED (ephemeral)" in result.stderr
+    assert "n-grams" in result.stderr
+    assert "candidate 2: ACCEPTED (ok)" in result.stderr
