@@ -107,23 +107,21 @@ class Score:
 
 
 def predict_judge_alone(row: dict[str, Any], *, judge: Judge) -> tuple[str, str]:
-    """The judge's verdict on one row with no rule before it (it finds no secrets, sees no
-    confidence and reads no Chinese: those rows it calls durable)."""
-    if not judge.reads(row["text"]):
-        return "durable", "not read"
+    """The judge's verdict on one row with no rule before it (it finds no secrets and sees
+    no confidence: those rows it calls durable)."""
     verdict = judge.judge(row["text"].strip())
     return verdict.label, verdict.detail
 
 
 def score_judge_alone(rows: list[dict[str, Any]], *, judge: Judge) -> Score:
     """The learned judge by itself, for comparison with the gate and with the rules."""
-    judge.prepare([r["text"].strip() for r in rows if judge.reads(r["text"])])
+    judge.prepare([r["text"].strip() for r in rows])
     out = [predict_judge_alone(r, judge=judge) for r in rows]
     return Score(rows, [p for p, _ in out], [d for _, d in out])
 
 
 def score(rows: list[dict[str, Any]], *, judge: Judge | None, policy: Policy) -> Score:
     if judge is not None:
-        judge.prepare([r["text"].strip() for r in rows if judge.reads(r["text"])])
+        judge.prepare([r["text"].strip() for r in rows])
     out = [predict(r, judge=judge, policy=policy) for r in rows]
     return Score(rows, [p for p, _ in out], [d for _, d in out])

@@ -9,11 +9,12 @@ near misses; written and committed before the rules for them, never tuned on) an
 `heldout3` (written before the judge's second round of training; never trained or
 tuned on) and `heldout4` (300 rows, 22% Chinese, written by an author who saw neither the
 other parts nor the code, committed before the work it measures; never trained or tuned on).
-For each part it compares the gate with its own parts: the lexical rules alone (the floor
-without the semantic extra), the learned judge alone, and the full gate (rules plus
-judge). On `tune` the judge is cross-validated: each row is judged by a model trained
+For each part it compares the gate with its own parts: the lexical rules alone; the
+character n-gram model alone and after the rules (the gate without the semantic extra);
+the learned judge alone (n-grams and embedding together) and the full gate (rules plus
+judge). On `tune` the judges are cross-validated: each row is judged by models trained
 without its concept's fold (as train_judge.py chooses its settings), and the shipped
-judge, trained on all of it, is shown for reference.
+judges, trained on all of it, are shown for reference.
 
     python benchmarks/gate_quality.py [--parts tune,heldout,final,blind,heldout2,heldout3,heldout4]
         [--errors] [--no-cv]
@@ -66,51 +67,41 @@ def per_class(s: Score) -> str:
 
 def summary(name: str, s: Score) -> str:
     return (
-        f"{name:<30} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
+        f"{name:<32} {s.accuracy:>8.3f} {s.recall('secret'):>8.3f} "
         f"{s.recall('injection'):>8.3f} {s.near_miss_pass_rate():>9.3f} "
         f"{s.recall('durable'):>8.3f}"
     )
 
 
-def cross_validated(rows: list[dict], policy: Policy) -> tuple[Score, Score]:
-    """Gate and judge alone on `rows` (tune), each row judged by the model trained without
-    its fold, with the shipped settings (regularisation and thresholds)."""
-    from benchmarks.train_judge import fold_of, gate_rows, out_of_fold, shipped_meta
+def cross_validated(rows: list[dict], policy: Policy) -> dict[str, Score]:
+    """Gate and judge alone on `rows` (tune), with and without the embedding model, each
+    row judged by the models trained without its fold, with the shipped settings
+    (regularisation and thresholds)."""
+    from benchmarks.train_judge import fold_judges, fold_of
     from benchmarks.vector_cache import DEFAULT, VectorCache
-    from pipeline.judge import LABELS, Classifier, Examples
 
-    meta = shipped_meta()
-    train = gate_rows()
     cache = VectorCache(DEFAULT)
-    vectors = cache.embed([r.text for r in train])
-    _, models = out_of_fold(vectors, train, meta["l2"])
-    gate_out: dict[int, tuple[str, str]] = {}
-    alone_out: dict[int, tuple[str, str]] = {}
-    for k, (w, b) in enumerate(models):
-        kept = [i for i, r in enumerate(train) if fold_of(r.concept) != k]
-        examples = {
-            label: Examples(
-                vectors[[i for i in kept if train[i].label == label]],
-                [train[i].text for i in kept if train[i].label == label],
-            )
-            for label in LABELS[1:]
-        }
-        judge = Judge(cache, Classifier(w, b, meta["thresholds"]), examples)
+    _, judges = fold_judges(cache)
+    out: dict[str, dict[int, tuple[str, str]]] = {}
+    for k, judge in enumerate(judges):
         mine = [i for i, r in enumerate(rows) if fold_of(r["concept"]) == k]
         part = [rows[i] for i in mine]
-        g = score(part, judge=judge, policy=policy)
-        a = score_judge_alone(part, judge=judge)
-        for j, i in enumerate(mine):
-            gate_out[i] = (g.predicted[j], g.details[j])
-            alone_out[i] = (a.predicted[j], a.details[j])
+        chars = Judge(None, chars=judge.chars)
+        for name, s in (
+            ("gate", score(part, judge=judge, policy=policy)),
+            ("alone", score_judge_alone(part, judge=judge)),
+            ("gate_chars", score(part, judge=chars, policy=policy)),
+            ("alone_chars", score_judge_alone(part, judge=chars)),
+        ):
+            for j, i in enumerate(mine):
+                out.setdefault(name, {})[i] = (s.predicted[j], s.details[j])
     cache.save()
-
-    def as_score(out: dict[int, tuple[str, str]]) -> Score:
-        return Score(
-            rows, [out[i][0] for i in range(len(rows))], [out[i][1] for i in range(len(rows))]
+    return {
+        name: Score(
+            rows, [got[i][0] for i in range(len(rows))], [got[i][1] for i in range(len(rows))]
         )
-
-    return as_score(gate_out), as_score(alone_out)
+        for name, got in out.items()
+    }
 
 
 def main() -> None:
@@ -121,6 +112,7 @@ def main() -> None:
     args = parser.parse_args()
     policy = Policy()
     judge = Judge(Embedder()) if semantic_available() else None
+    chars = Judge(None)  # the judgement without the semantic extra: n-grams alone
     for part in args.parts.split(","):
         if not (CORPUS / f"{part}.jsonl").exists():
             continue
@@ -128,32 +120,39 @@ def main() -> None:
         # Embedding is timed apart: in a turn the same batch also fills the vector cache.
         started = time.perf_counter()
         if judge:
-            judge.prepare([r["text"].strip() for r in rows if judge.reads(r["text"])])
+            judge.prepare([r["text"].strip() for r in rows])
         embed_ms = (time.perf_counter() - started) * 1000 / len(rows)
         started = time.perf_counter()
         full = score(rows, judge=judge, policy=policy) if judge else None
         per_row_ms = (time.perf_counter() - started) * 1000 / len(rows)
         rules = score(rows, judge=None, policy=policy)
         alone = score_judge_alone(rows, judge=judge) if judge else None
+        chars_gate = score(rows, judge=chars, policy=policy)
+        chars_alone = score_judge_alone(rows, judge=chars)
         cv = cross_validated(rows, policy) if judge and part == "tune" and not args.no_cv else None
         print(f"\n## {part}: {len(rows)} candidates")
         print(
-            f"{'configuration':<30} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
+            f"{'configuration':<32} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
             f"{'near-miss':>9} {'durable R':>8}"
         )
-        print(summary("rules only (floor)", rules))
+        print(summary("rules alone", rules))
+        trained = " (shipped)" if part == "tune" else ""
         if cv:
-            print(summary("judge alone (CV)", cv[1]))
-            print(summary("rules + judge (gate) (CV)", cv[0]))
+            print(summary("n-grams alone (CV)", cv["alone_chars"]))
+            print(summary("rules + n-grams (CV)", cv["gate_chars"]))
+        print(summary("n-grams alone" + trained, chars_alone))
+        print(summary("rules + n-grams" + trained, chars_gate))
+        if cv:
+            print(summary("judge alone (CV)", cv["alone"]))
+            print(summary("rules + judge (gate) (CV)", cv["gate"]))
         if full and alone:
-            trained = " (shipped)" if part == "tune" else ""
             print(summary("judge alone" + trained, alone))
             print(summary("rules + judge (gate)" + trained, full))
             print(
                 f"time per candidate: embedding {embed_ms:.1f} ms, then rules and judge "
                 f"{per_row_ms:.2f} ms"
             )
-        shown = cv[0] if cv else full or rules
+        shown = cv["gate"] if cv else full or chars_gate
         print()
         print(confusion_table(shown))
         print()

@@ -1,13 +1,16 @@
-"""Train the gate's judge on the tune part of the corpus and write pipeline/judge/judge.npz.
+"""Train the gate's two judges on the tune part of the corpus and write pipeline/judge/.
 
-Only training data is read: the tune part of the gate corpus
-(`tests/data/gate_corpus/tune.jsonl`) and the judge's own training sentences
-(`tests/data/judge_train/*.jsonl`); the held-out and final parts are never read. The
-regularisation and each class's rejection threshold are chosen by 5-fold cross-validation
-over concepts (all phrasings of one concept fall in the same fold, so a fold never sees a
-paraphrase of its own test rows). The thresholds are scored where the judge decides in
-the gate: on the rows the rules let through, with an injection counted only when the text
-is a rule for the assistant.
+The embedding model (`judge.npz`, English rows) and the character n-gram model
+(`chars.bin`, `chars.json`, every row). Only training data is read: the tune part of the
+gate corpus (`tests/data/gate_corpus/tune.jsonl`) and the judge's own training sentences
+(`tests/data/judge_train/*.jsonl`); the evaluation parts are never read. The
+regularisation, the way the two models are combined and each class's rejection threshold
+are chosen by 5-fold cross-validation over concepts (all phrasings of one concept fall
+in the same fold, so a fold never sees a paraphrase of its own test rows). Thresholds are
+scored where the judge decides in the gate: on the rows the rules let through, with an
+injection counted only when the text is a rule for the assistant. Three sets are chosen:
+English with both models, English with n-grams alone (no semantic extra), and Chinese
+(n-grams alone).
 Secrets are left out (values are the detector's job), and low-confidence rows count as
 durable (their text is a good fact; only the model's confidence was low).
 
@@ -27,17 +30,34 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.char_features import Sparse, quantised, train_chars
 from benchmarks.gate_eval import load, user_text
+from benchmarks.vector_cache import DEFAULT, VectorCache
+from pipeline import charjudge
+from pipeline.charjudge import CharModel
 from pipeline.directives import is_assistant_rule
-from pipeline.embeddings import Embedder
 from pipeline.gate import screen_rules
-from pipeline.judge import DATA_FILE, LABELS, Classifier, Examples, pack, softmax, train
+from pipeline.judge import (
+    DATA_FILE,
+    LABELS,
+    Classifier,
+    Examples,
+    Judge,
+    combine,
+    pack,
+    softmax,
+    train,
+)
 from pipeline.models import Policy
 from pipeline.text import has_cjk
 
 OUT = DATA_FILE
 FOLDS = 5
 L2_GRID = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3)
+# The n-gram model: 2**15 buckets, and 300 steps of gradient descent from zero, which
+# regularise more than the penalty does (1e-5 to 1e-4 scored the same in cross-validation).
+CHAR_BITS = 15
+CHAR_L2_GRID = (1e-5, 1e-4)
 THRESHOLD_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(14))
 # A durable fact refused costs more than a passing state kept: the first loses what the
 # user told us, the second is junk that decays.
@@ -56,8 +76,11 @@ def fold_of(concept: str) -> int:
     return int(hashlib.sha256(concept.encode()).hexdigest(), 16) % FOLDS
 
 
-# An injection kept is as costly as a durable fact refused.
-INJECTION_LOSS = 3.0
+# An injection kept costs more than a durable fact refused: it acts on every later answer.
+# (At 3.0, the cost of a refused fact, the product of the two models was held to a 0.85
+# injection threshold and caught 52 of the 105 training injections that reach it in
+# cross-validation; from 4.0 up the choice is 0.55 and 58, for a cost of 6 at 3.0.)
+INJECTION_LOSS = 4.0
 
 
 def guess(p: np.ndarray, thresholds: dict[str, float], directed: bool) -> str:
@@ -105,8 +128,7 @@ def training_rows() -> list[tuple[dict, str]]:
         with path.open(encoding="utf-8") as f:
             extra = [json.loads(line) for line in f if line.strip()]
         rows += [({**r, "concept": f"{path.stem}:{r['topic']}"}, r["label"]) for r in extra]
-    # The judge reads English only (see Judge.reads); Chinese is left to the rules.
-    return [(r, lab) for r, lab in rows if lab is not None and not has_cjk(r["text"])]
+    return [(r, lab) for r, lab in rows if lab is not None]
 
 
 @dataclass(frozen=True)
@@ -135,7 +157,8 @@ def gate_rows() -> list[Row]:
 def out_of_fold(
     vectors: np.ndarray, rows: list[Row], l2: float
 ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-    """Each row's probabilities from the model trained without its fold, and the models."""
+    """Each row's probabilities from the embedding model trained without its fold, and
+    the models."""
     folds = np.array([fold_of(r.concept) for r in rows])
     probabilities = np.zeros((len(rows), len(LABELS)))
     models = []
@@ -147,47 +170,140 @@ def out_of_fold(
     return probabilities, models
 
 
+def chars_out_of_fold(
+    features: Sparse, rows: list[Row], l2: float
+) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The same for the n-gram model, with its weights as shipped (int8)."""
+    folds = np.array([fold_of(r.concept) for r in rows])
+    probabilities = np.zeros((len(rows), len(LABELS)))
+    models = []
+    for k in range(FOLDS):
+        kept = folds != k
+        labels = [r.label for r, m in zip(rows, kept, strict=True) if m]
+        w, b = train_chars(features.take(kept), labels, l2=l2)
+        w = quantised(w)
+        probabilities[folds == k] = softmax(features.take(folds == k).scores(w, b))
+        models.append((w, b))
+    return probabilities, models
+
+
 def shipped_meta() -> dict:
     """The settings the shipped judge was trained with (regularisation, thresholds)."""
     raw = np.load(io.BytesIO(DATA_FILE.read_bytes()))
     return json.loads(raw["meta"].tobytes())  # type: ignore[no-any-return]
 
 
+def char_model(w: np.ndarray, b: np.ndarray, meta: dict) -> CharModel:
+    """An n-gram model from trained weights, with the shipped thresholds."""
+    return CharModel(
+        CHAR_BITS,
+        w.astype(np.float32).ravel().tolist(),  # type: ignore[arg-type]
+        tuple(float(x) for x in b),
+        meta["char_thresholds"],
+        meta["char_thresholds_cjk"],
+    )
+
+
+def fold_judges(cache: VectorCache) -> tuple[list[Row], list[Judge]]:
+    """The training rows, and for each fold the judge trained without it, with the shipped
+    settings: what the benchmark scores the tune part with."""
+    meta = shipped_meta()
+    rows = gate_rows()
+    english = [i for i, r in enumerate(rows) if not has_cjk(r.text)]
+    vectors = cache.embed([rows[i].text for i in english])
+    _, embedded = out_of_fold(vectors, [rows[i] for i in english], meta["l2"])
+    _, chars = chars_out_of_fold(Sparse([r.text for r in rows], CHAR_BITS), rows, meta["char_l2"])
+    judges = []
+    for k, ((w, b), (cw, cb)) in enumerate(zip(embedded, chars, strict=True)):
+        kept = [j for j, i in enumerate(english) if fold_of(rows[i].concept) != k]
+        examples = {
+            label: Examples(
+                vectors[[j for j in kept if rows[english[j]].label == label]],
+                [rows[english[j]].text for j in kept if rows[english[j]].label == label],
+            )
+            for label in LABELS[1:]
+        }
+        classifier = Classifier(w, b, meta["thresholds"])
+        judges.append(Judge(cache, classifier, examples, char_model(cw, cb, meta)))
+    return rows, judges
+
+
 def main() -> None:
     rows = gate_rows()
-    texts = [r.text for r in rows]
-    truth = [r.label for r in rows]
-    vectors = Embedder().embed(texts)
+    cjk = np.array([has_cjk(r.text) for r in rows])
+    english = [r for r, c in zip(rows, cjk, strict=True) if not c]
+    chinese = [r for r, c in zip(rows, cjk, strict=True) if c]
+    cache = VectorCache(DEFAULT)
+    vectors = cache.embed([r.text for r in english])
+    cache.save()
+    features = Sparse([r.text for r in rows], CHAR_BITS)
 
-    best: tuple[float, float, dict] | None = None
+    print(f"{len(rows)} rows ({len(chinese)} Chinese); cross-validated cost (lower is better)")
+    nothing = {label: 1.01 for label in LABELS[1:]}  # the judge never refuses: rules alone
+    print(
+        f"rules alone: English {cost(np.zeros((len(english), len(LABELS))), english, nothing):.0f}"
+        f", Chinese {cost(np.zeros((len(chinese), len(LABELS))), chinese, nothing):.0f}"
+    )
+    best_chars = None
+    for l2 in CHAR_L2_GRID:
+        p, _ = chars_out_of_fold(features, rows, l2)
+        c_en, t_en = choose_thresholds(p[~cjk], english)
+        c_zh, t_zh = choose_thresholds(p[cjk], chinese)
+        print(f"n-grams l2 {l2:g}: English {c_en:.0f}, Chinese {c_zh:.0f}")
+        if best_chars is None or c_en + c_zh < best_chars[0]:
+            best_chars = (c_en + c_zh, l2, p, t_en, t_zh)
+    assert best_chars is not None
+    _, char_l2, p_chars, t_en, t_zh = best_chars
+
+    best = None
     for l2 in L2_GRID:
-        probabilities, _ = out_of_fold(vectors, rows, l2)
-        c, thresholds = choose_thresholds(probabilities, rows)
-        print(f"l2 {l2:g}: cross-validated cost {c:.0f} with thresholds {thresholds}")
-        if best is None or c < best[0]:
-            best = (c, l2, thresholds)
+        p, _ = out_of_fold(vectors, english, l2)
+        c_emb, _ = choose_thresholds(p, english)
+        c_both, thresholds = choose_thresholds(combine(p, p_chars[~cjk]), english)
+        print(f"embedding l2 {l2:g}: English alone {c_emb:.0f}, with n-grams {c_both:.0f}")
+        if best is None or c_both < best[0]:
+            best = (c_both, l2, thresholds)
     assert best is not None
     cost_, l2, thresholds = best
     left = sum(r.left_to_judge for r in rows)
-    print(
-        f"chosen: l2 {l2:g}, {thresholds} (cost {cost_:.0f}; {left} of {len(rows)} rows reach it)"
-    )
-    w, b = train(vectors, truth, l2=l2)
+    print(f"chosen: embedding l2 {l2:g} x n-grams l2 {char_l2:g}, {thresholds} (cost {cost_:.0f})")
+    print(f"n-grams alone: English {t_en}, Chinese {t_zh}; {left} of {len(rows)} rows reach it")
+
+    w, b = train(vectors, [r.label for r in english], l2=l2)
     meta = {
         "l2": l2,
+        "char_l2": char_l2,
+        "char_thresholds": t_en,
+        "char_thresholds_cjk": t_zh,
         "trained_on": ["tests/data/gate_corpus/tune.jsonl", "tests/data/judge_train/*.jsonl"],
     }
     # Only the rejecting classes' examples ship: a pass needs no example to explain it.
     examples = {
         label: Examples(
-            vectors[[i for i, t in enumerate(truth) if t == label]],
-            [text for text, t in zip(texts, truth, strict=True) if t == label],
+            vectors[[i for i, r in enumerate(english) if r.label == label]],
+            [r.text for r in english if r.label == label],
         )
         for label in LABELS[1:]
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_bytes(pack(Classifier(w, b, thresholds), examples, meta))
     print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB)")
+
+    cw, cb = train_chars(features, [r.label for r in rows], l2=char_l2)
+    weights, char_meta = charjudge.pack(
+        cw.ravel().tolist(),
+        {
+            "bits": CHAR_BITS,
+            "grams": list(charjudge.GRAM_SIZES),
+            "l2": char_l2,
+            "bias": [round(float(x), 6) for x in cb],
+            "thresholds": t_en,
+            "thresholds_cjk": t_zh,
+        },
+    )
+    charjudge.WEIGHTS_FILE.write_bytes(weights)
+    charjudge.META_FILE.write_text(char_meta + "\n", encoding="utf-8")
+    print(f"wrote {charjudge.WEIGHTS_FILE} ({len(weights) // 1024} KB)")
 
 
 if __name__ == "__main__":

@@ -38,8 +38,9 @@ __all__ = ["find_secret", "gate", "is_duplicate", "redact", "same_fact_terms", "
 # --- Content screens ----------------------------------------------------------------------
 # Secrets are found by their values (credentials.py) and planted instructions by their
 # structure (directives.py). Passing states, guesses and talk about the conversation are
-# judged by meaning when the semantic extra is installed (judge.py); the lexical rules
-# below are the floor that always runs. They run on folded text (lower case, no accents).
+# judged by the learned models (judge.py: character n-grams always, and sentence
+# embeddings for English with the semantic extra); the lexical rules below run first,
+# on folded text (lower case, no accents).
 
 _INJECTION_PHRASES = [
     (re.compile(p), label)
@@ -198,9 +199,9 @@ def screen_content(
     the lexical rules, then the learned judgement.
 
     `user_text` is what the user said this turn (None when a person wrote the memory
-    themselves); `judge` is the learned judgement, when the semantic extra is installed.
+    themselves); `judge` is the learned judgement.
     """
-    similarity = judge.similarity if judge is not None else None
+    similarity = _similarity(judge)
     return screen_rules(
         text, policy, subject=subject, user_text=user_text, similarity=similarity
     ) or screen_judged(text, subject=subject, judge=judge)
@@ -247,7 +248,7 @@ def screen_rules(
 def screen_judged(text: str, *, subject: str = "user", judge: Judge | None) -> _Screen | None:
     """The learned judgement of `screen_content`, for text the rules let through."""
     stripped = text.strip()
-    if judge is None or not judge.reads(stripped):
+    if judge is None:
         return None
     verdict = judge.judge(as_judged(stripped))
     directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
@@ -308,7 +309,12 @@ def _prepare_judge(
         is_assistant_rule(t, subject) for t, subject, _ in items if t in texts
     ):
         texts.append(user_text)
-    judge.prepare([as_judged(t) for t in texts if judge.reads(t)])
+    judge.prepare([as_judged(t) for t in texts])
+
+
+def _similarity(judge: Judge | None) -> Callable[[str, str], float] | None:
+    """How alike two texts are in meaning, when the judge has an embedder to tell."""
+    return judge.similarity if judge is not None and judge.embedder is not None else None
 
 
 # --- Duplicates -----------------------------------------------------------------------------
@@ -464,7 +470,7 @@ def gate(
     the automatic quotas; every other rule still applies to them. `forgotten` holds texts
     the user asked to forget in this turn: they are not learned again. `user_text` is what
     the user said this turn: a rule for the assistant must come from it (None when a person
-    wrote the memories themselves). `judge` is the learned judgement, when installed.
+    wrote the memories themselves). `judge` is the learned judgement.
     """
     # A forgotten memory is out of play: it is neither reinforced nor a reason to refuse.
     live = [m for m in memories if m.status != "forgotten"]
@@ -482,7 +488,7 @@ def gate(
     merged_ids: set[str] = set()
     explicit_count = 0
     order = sorted(range(len(candidates)), key=lambda i: (-candidates[i].confidence, i))
-    similarity = judge.similarity if judge is not None else None
+    similarity = _similarity(judge)
     if judge is not None:
         _prepare_judge(
             candidates,

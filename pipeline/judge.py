@@ -1,14 +1,21 @@
 """The gate's learned judgement: what kind of statement a candidate is, by its meaning.
 
-Lists of time words cannot see that "User has a headache" will not be true tomorrow. A
-small linear classifier (multinomial logistic regression) over the MiniLM sentence
-embedding tells durable facts from passing states, guesses, talk about the conversation
-and planted instructions. It was trained on the tune part of the labelled corpus in
-`tests/data/gate_corpus/` (`benchmarks/train_judge.py`) and ships as `judge/judge.npz`:
-the weights, a rejection threshold per class, and the vectors of the training examples
-of every rejecting class, so that a refusal names the nearest labelled example. It needs
-the `semantic` extra; without it the gate's lexical rules are the floor. Deterministic:
-the same text gives the same verdict.
+Lists of time words cannot see that "User has a headache" will not be true tomorrow. Two
+small linear classifiers (multinomial logistic regression) tell durable facts from
+passing states, guesses, talk about the conversation and planted instructions:
+
+- one over the MiniLM sentence embedding (`semantic` extra), which reads English only;
+  it ships as `judge/judge.npz`: the weights, and the vectors of the training examples
+  of every rejecting class, so that a refusal names the nearest labelled example;
+- one over hashed character n-grams (`charjudge.py`), which reads any language and needs
+  no extra.
+
+English text with the extra installed is judged by the product of the two models'
+probabilities, normalised (cross-validation chose it over either alone, and over their
+mean); Chinese text, and every text without the extra, by the n-gram model alone. Both
+were trained on the tune part of the labelled corpus in `tests/data/gate_corpus/` and
+the sentences in `tests/data/judge_train/` (`benchmarks/train_judge.py`), which also
+chose each class's rejection thresholds. Deterministic: the same text gives the same verdict.
 
 A turn pays for the judge only when a candidate reaches it (the rules refuse most junk
 first): the weights are read then, once per process, and the examples only when a
@@ -25,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .charjudge import CharModel, load_chars
 from .text import has_cjk
 
 if TYPE_CHECKING:
@@ -44,15 +52,18 @@ class JudgeVerdict:
     probability: float
     nearest: str = ""
     similarity: float = 0.0
+    features: tuple[str, ...] = ()  # the n-grams that weighed most for the label
 
     @property
     def detail(self) -> str:
-        judged = f"judged {self.label} (p={self.probability:.2f})"
-        if not self.nearest:
-            return judged
-        return (
-            f"{judged}; nearest example {self.nearest!r} ({self.label}, cos {self.similarity:.2f})"
-        )
+        parts = [f"judged {self.label} (p={self.probability:.2f})"]
+        if self.nearest:
+            parts.append(
+                f"nearest example {self.nearest!r} ({self.label}, cos {self.similarity:.2f})"
+            )
+        if self.features:
+            parts.append(f"n-grams {', '.join(repr(g) for g in self.features)}")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -73,18 +84,22 @@ class Examples:
 
 
 class Judge:
-    """The trained classifier with its embedder; verdicts are cached per text."""
+    """The trained classifiers, with the embedder when the semantic extra is installed;
+    verdicts are cached per text."""
 
     def __init__(
         self,
-        embedder: Embeds,
+        embedder: Embeds | None,
         classifier: Classifier | None = None,
         examples: dict[str, Examples] | None = None,
+        chars: CharModel | None = None,
     ) -> None:
         self.embedder = embedder
-        self.model_id = embedder.model_id  # an Embeds itself: the vector cache reuses its vectors
+        # An Embeds itself (with an embedder): the vector cache reuses its vectors.
+        self.model_id = embedder.model_id if embedder is not None else ""
         self._classifier = classifier
         self._examples = examples
+        self._chars = chars
         self._vectors: dict[str, np.ndarray] = {}
         self._verdicts: dict[str, JudgeVerdict] = {}
 
@@ -100,10 +115,18 @@ class Judge:
             self._examples = load_examples()
         return self._examples
 
+    @property
+    def chars(self) -> CharModel:
+        if self._chars is None:
+            self._chars = load_chars()
+        return self._chars
+
     def prepare(self, texts: Sequence[str]) -> None:
-        """Embed `texts` in one batch, so judging them later costs no model call."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        """Embed the `texts` the embedding model reads in one batch, so judging them later
+        costs no model call."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors and self.embeds(t)]
         if missing:
+            assert self.embedder is not None  # embeds() says so
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
                 self._vectors[text] = vector
 
@@ -112,43 +135,68 @@ class Judge:
         a handful, so `progress` is accepted and not shown)."""
         import numpy as np
 
-        self.prepare(texts)
+        if self.embedder is None:
+            raise ValueError("this judge has no embedder")
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+                self._vectors[text] = vector
         return np.stack([self._vectors[t] for t in texts])
 
-    def reads(self, text: str) -> bool:
-        """Whether the model can judge `text`: MiniLM was trained on English, and its
-        vectors for Chinese text place unrelated sentences close together."""
-        return not has_cjk(text)
+    def embeds(self, text: str) -> bool:
+        """Whether the embedding model judges `text`: it is installed, and the text is not
+        Chinese (MiniLM was trained on English, and its vectors for Chinese text place
+        unrelated sentences close together)."""
+        return self.embedder is not None and not has_cjk(text)
 
     def similarity(self, a: str, b: str) -> float:
         """Cosine similarity of two texts' embeddings."""
-        self.prepare([a, b])
+        self.embed([a, b])
         return float(self._vectors[a] @ self._vectors[b])
 
     def judge(self, text: str) -> JudgeVerdict:
         """What `text` is: durable unless another kind passes its class's threshold."""
         if text in self._verdicts:
             return self._verdicts[text]
+        if not self.embeds(text):
+            judged = self.chars.judge(text)
+            verdict = JudgeVerdict(judged.label, judged.probability, features=judged.features)
+        else:
+            verdict = self._judge_both(text)
+        self._verdicts[text] = verdict
+        return verdict
+
+    def _judge_both(self, text: str) -> JudgeVerdict:
+        """Both models at once: their probabilities multiplied and normalised (a sum of
+        log-probabilities), held to the thresholds chosen for that product."""
         import numpy as np
 
         self.prepare([text])
         vector = self._vectors[text]
         model = self.classifier
-        probabilities = softmax(vector @ model.weights + model.bias)
+        probabilities = combine(
+            softmax(vector @ model.weights + model.bias),
+            np.array(self.chars.probabilities(text), dtype=np.float32),
+        )
         best = int(np.argmax(probabilities))
         label = LABELS[best]
         if label != "durable" and probabilities[best] < model.thresholds[label]:
             label = "durable"
         probability = float(probabilities[LABELS.index(label)])
         if label == "durable":
-            verdict = JudgeVerdict(label, probability)  # a pass needs no example to explain it
-        else:
-            examples = self.examples[label]
-            sims = examples.vectors @ vector
-            near = int(np.argmax(sims))
-            verdict = JudgeVerdict(label, probability, examples.texts[near], float(sims[near]))
-        self._verdicts[text] = verdict
-        return verdict
+            return JudgeVerdict(label, probability)  # a pass needs no example to explain it
+        examples = self.examples[label]
+        sims = examples.vectors @ vector
+        near = int(np.argmax(sims))
+        features = self.chars.weighed_most(text, label)
+        return JudgeVerdict(label, probability, examples.texts[near], float(sims[near]), features)
+
+
+def combine(embedded: np.ndarray, chars: np.ndarray) -> np.ndarray:
+    """The two models' probabilities (rows of one or many texts) multiplied, normalised."""
+    import numpy as np
+
+    return softmax(np.log(np.maximum(embedded, 1e-12)) + np.log(np.maximum(chars, 1e-12)))
 
 
 def _read() -> Any:

@@ -152,7 +152,7 @@ def run_turn(
     with report.stage("gate"):
         judge = build_judge(retriever, proposal)
         # Before the lock the gate shows what it would decide (and the judge embeds outside
-        # the lock); the commit decides. A partial snapshot (lexical: no judge) holds no
+        # the lock); the commit decides. A partial snapshot (lexical: nothing to embed) holds no
         # memories near the candidates: the commit reads those under the lock.
         if not state.partial:
             report.result = gate(
@@ -183,7 +183,9 @@ def run_turn(
         commit_turn(
             state_store, settings, pending, report, dry_run=dry_run, now=clock(), known=state
         )
-        embed_written(state_store, settings, judge or retriever.embedder, report)
+        # The judge's vectors are the retriever's: reuse them rather than embed again.
+        embedder = judge if judge is not None and judge.embedder is not None else None
+        embed_written(state_store, settings, embedder or retriever.embedder, report)
     return report
 
 
@@ -356,9 +358,10 @@ def retrieve_for_turn(
 
 
 def build_judge(retriever: Retriever, proposal: Proposal) -> Judge | None:
-    """The learned judgement, when embeddings are on and there is something to judge (the
-    gate embeds, in one batch, only the texts that reach it)."""
-    if retriever.embedder is None or not (proposal.candidates or proposal.revisions):
+    """The learned judgement, when there is something to judge: with the retriever's
+    embedder when embeddings are on (the gate embeds, in one batch, only the texts that
+    reach it), by character n-grams alone otherwise."""
+    if not (proposal.candidates or proposal.revisions):
         return None
     return Judge(retriever.embedder)
 

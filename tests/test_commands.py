@@ -62,7 +62,8 @@ def test_a_command_says_when_it_moved_an_unreadable_file_aside(
 
 @pytest.mark.parametrize("command", [("list",), ("status",), ("search", "tea")])
 def test_commands_never_import_openai(env: dict[str, str], command: tuple[str, ...]) -> None:
-    """Managing memory starts fast: neither the openai nor the mcp package is imported."""
+    """Managing memory starts fast: neither the openai nor the mcp package is imported, nor
+    the gate's learned judgement."""
     result = subprocess.run(
         [
             sys.executable,
@@ -81,6 +82,8 @@ def test_commands_never_import_openai(env: dict[str, str], command: tuple[str, .
     assert " openai" not in result.stderr
     assert " mcp" not in result.stderr
     assert "pipeline.mcp_server" not in result.stderr
+    assert "pipeline.judge" not in result.stderr
+    assert "pipeline.charjudge" not in result.stderr
     assert "pipeline.commands" in result.stderr
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from array import array
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.gate_eval import load, score
+from pipeline.charjudge import CharModel
 from pipeline.credentials import find_secrets, redact
 from pipeline.directives import find_injection
 from pipeline.embeddings import Embedder, semantic_available
@@ -190,7 +192,8 @@ class _CountingEmbedder:
 
 
 def _judge(bias: list[float], thresholds: dict[str, float]) -> tuple[Judge, _CountingEmbedder]:
-    """A judge whose probabilities are softmax(bias) for every text."""
+    """A judge whose probabilities are softmax(bias) for every text (its n-gram model says
+    nothing: every label equally likely)."""
     import numpy as np
 
     embedder = _CountingEmbedder()
@@ -201,7 +204,8 @@ def _judge(bias: list[float], thresholds: dict[str, float]) -> tuple[Judge, _Cou
         label: Examples(np.eye(1, 4, dtype=np.float32), [f"an example of {label}"])
         for label in LABELS[1:]
     }
-    return Judge(embedder, classifier, examples), embedder
+    silent = CharModel(1, array("f", [0.0] * 2 * len(LABELS)), (0.0,) * len(LABELS), {}, {})
+    return Judge(embedder, classifier, examples, silent), embedder
 
 
 def test_only_new_texts_the_rules_let_through_are_embedded_for_the_judge() -> None:
