@@ -320,8 +320,19 @@ CACHED_CHARS = 500
 CACHED_TEXTS = 32_768
 
 
+# Fullwidth digits and Latin letters (U+FF10 to U+FF5A) read as their ASCII selves; each maps
+# to one character, so every span found in the mapped text is the same span of the text.
+_FULLWIDTH = {
+    code: code - 0xFEE0
+    for first, last in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+    for code in range(first, last + 1)
+}
+
+
 @lru_cache(maxsize=CACHED_TEXTS)
 def _find_secrets(text: str) -> tuple[Finding, ...]:
+    if not text.isascii():
+        text = text.translate(_FULLWIDTH)
     found: list[Finding] = []
     found += _provider_keys(text)
     found += _url_secrets(text)
@@ -333,6 +344,10 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _identity_numbers(text)
     found += _document_numbers(text)
     found += _random_tokens(text)
+    found += _card_codes(text)
+    found += _framed_values(text)
+    found += _split_keys(text)
+    found += _unspaced_kana_phrases(text)
     return tuple(_merge(found))
 
 
@@ -1113,6 +1128,15 @@ OTHER_PASSWORD_NOUNS: tuple[str, ...] = (
     "비밀번호",
     "비번",
     "암호",
+    "hasł(?:o|a)",
+    "парол(?:ь|я|и|ем)",
+    "wachtwoord(?:en)?",
+    "lösenord(?:et)?",
+    "passord(?:et)?",
+    "adgangskode(?:n)?",
+    "şifre(?:si|m|niz)?",
+    "heslo",
+    "salasana",
 )
 OTHER_CODE_NOUNS: tuple[str, ...] = (
     "zugangscode",
@@ -1162,6 +1186,15 @@ _OTHER_NOUN_STEMS = (
     "認証コード",
     "確認コード",
     "인증번호",
+    "hasł",
+    "парол",
+    "wachtwoord",
+    "lösenord",
+    "passord",
+    "adgangskode",
+    "şifre",
+    "heslo",
+    "salasana",
 )
 # Tokens end at kana and hangul as well as at Chinese: "暗証番号は4471です" holds "4471".
 _OTHER_VALUE_TOKEN = re.compile(
@@ -1236,6 +1269,9 @@ def _other_language_values(text: str) -> Iterator[Finding]:
     ]
     if has_cjk(text):
         spelled += [m.span() for m in _CHINESE_DIGITS.finditer(text)]
+    # Four or more digit words of German, French or Spanish in a row are a code beside an
+    # English noun too ("El PIN de la tarjeta es cuatro cuatro siete uno").
+    spelled += [m.span() for m in _OTHER_SPELLED_DIGITS.finditer(lowered)]
     if spelled:
         for match in _sensitive_nouns(text):
             clause_start, clause_end = _clause_around(text, *match.span())
@@ -1280,6 +1316,29 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
         return None
     end = run[-1].start() + len(run[-1].group().rstrip(_TRIM))
     return run[0].start(), end
+
+
+# A card's security code is three digits (four on some cards): shorter than any other code.
+_CARD_CODE_NOUNS = frozenset("cvv cvc cvv2".split())
+_CARD_CODE = re.compile(r"\d{3,4}")
+
+
+def _card_codes(text: str) -> Iterator[Finding]:
+    """A card's security code: three or four digits linked to its noun ("CVV 413")."""
+    if "cv" not in text.lower():
+        return
+    for match in _sensitive_nouns(text):
+        if match.group().lower() not in _CARD_CODE_NOUNS:
+            continue
+        _, clause_end = _clause_around(text, *match.span())
+        for token in list(_VALUE_TOKEN.finditer(text, match.end(), clause_end))[:3]:
+            if _COPULA.match(text[match.end() : token.start()]) is None:
+                break
+            value = token.group().strip(_TRIM)
+            if _CARD_CODE.fullmatch(value):
+                begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
+                yield Finding(_noun_kind(match.group()), begin, begin + len(value))
+                break
 
 
 # Things that open with a short number: only an all-digit value next to them is a code.
@@ -1437,3 +1496,222 @@ def _entropy(token: str) -> float:
         counts[ch] = counts.get(ch, 0) + 1
     n = len(token)
     return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+# --- Values framed as the value of a password noun -------------------------------------------
+# "The vault passphrase is 'purple monkey dishwasher 42'", "Das WLAN-Passwort lautet
+# Sommerregen", "Mein Passwort ist Katze", "mot de passe : papillon": a password noun, then at
+# most a short phrase that says what it is for ("for the NAS", "für das WLAN", "du routeur"),
+# then a link (a copula, a colon, "lautet"), then the value. Quoted, the value is whatever the
+# quotes hold, words and spaces included. Unquoted, it must be the one token that ends the
+# clause, and either follow a colon, "=" or "lautet" (words that only introduce a value) or be
+# a capitalised word after a German copula (a German predicate noun takes an article: "ist
+# eine Katze"; a bare capitalised word is a name). A lower-case word after a copula is an
+# adjective as often as a value ("Mein Passwort ist sicher", "est oublié") and is left alone,
+# and so is a noun after an indefinite article ("Ein starkes Passwort ist Pflicht"), which
+# speaks of passwords in general.
+_FOR_PHRASE = (
+    r"(?:\s+(?:for|to|of|on|at|in|für|zum|zur|vom|von|du|de|des|del|della|do|da|dla|от|для|"
+    r"voor|för|van|til)\b(?:\s+[\w'’.-]+){1,3}?)?"
+)
+_VALUE_LINK = re.compile(
+    _FOR_PHRASE + r"\s*(?P<link>(?:is|was|are|were|is set to|reads|ist|war|est|était|es|era|è|é|"
+    r"jest|to|är|er|is|lautet|lautete)\b|[=:：]|是|为|為)\s*",
+    re.IGNORECASE,
+)
+# A value given as a recipe from another fact: "the year the user was born plus 4", "my
+# mother's birthday backwards". Knowing the recipe is knowing the value.
+_DERIVATION_WORD = re.compile(
+    r"\b(?:plus|minus|times|backwards?|reversed|in reverse|followed by)\b", re.IGNORECASE
+)
+_DERIVED = re.compile(
+    r"(?:the|my|his|her|their|our|your|user's|user’s|the user's|the user’s)\s+"
+    r"(?:[\w'’-]+\s+){0,6}?(?:plus|minus|times|backwards?|reversed|in reverse|followed by)\b",
+    re.IGNORECASE,
+)
+
+
+def _trimmed_end(text: str, end: int) -> int:
+    while end > 0 and text[end - 1] in _TRIM + " ":
+        end -= 1
+    return end
+
+
+_INTRODUCERS = frozenset("= : ： lautet lautete".split())
+_QUOTES = {
+    '"': '"',
+    "'": "'",
+    "`": "`",
+    "‘": "’",
+    "“": "”",
+    "«": "»",
+    "„": "“",
+    "「": "」",
+    "『": "』",
+}
+_INDEFINITE = frozenset(
+    "a an any every each ein eine einem einen einer eines kein keine jedes un une una uno".split()
+)
+_GERMAN_COPULA = frozenset("ist war".split())
+_DEFINITE = frozenset(
+    """the my your his her their our s user's mein meine dein deine sein seine ihr ihre unser
+    das der die den dem des le la les mon ma mes ton ta son sa el mi tu su""".split()
+)
+
+
+def _indefinite(text: str, start: int) -> bool:
+    """Whether the nearest article before a noun, up to three words back, is indefinite:
+    "a strong password", "ein starkes Passwort" (but "a friend's password" is definite)."""
+    for word in reversed(re.findall(r"\w+", text[max(0, start - 40) : start].lower())[-3:]):
+        if word in _DEFINITE:
+            return False
+        if word in _INDEFINITE:
+            return True
+    return False
+
+
+def _framed_values(text: str) -> Iterator[Finding]:
+    """Quoted values, and single clause-final values, framed as a password noun's value."""
+    if (
+        not any(ch in text for ch in "=:：'\"`‘“«„「『")
+        and not text[:1].isupper()
+        and _DERIVATION_WORD.search(text) is None
+        and "lautet" not in text
+    ):
+        # No quote, colon, derivation or "lautet": only a German capitalised value could be
+        # framed, and German text opens with a capital letter (its nouns are capitalised).
+        return
+    for start, end, weak in _password_nouns(text):
+        if _indefinite(text, start):
+            continue
+        link = _VALUE_LINK.match(text, end)
+        if link is None:
+            continue
+        opener = text[link.end() : link.end() + 1]
+        if opener in _QUOTES:
+            close = text.find(_QUOTES[opener], link.end() + 1)
+            value = text[link.end() + 1 : close] if close > 0 else ""
+            if 0 < len(value.strip()) <= 64 and "\n" not in value and not weak:
+                yield Finding(_noun_kind(text[start:end]), link.end() + 1, close)
+            continue
+        _, clause_end = _clause_around(text, start, end)
+        derived = _DERIVED.match(text, link.end(), clause_end)
+        if derived and not weak:
+            yield Finding(_noun_kind(text[start:end]), link.end(), _trimmed_end(text, clause_end))
+            continue
+        token = _VALUE_TOKEN.match(text, link.end())
+        if token is None or text[token.end() : clause_end].strip(_TRIM + " "):
+            continue
+        value = token.group().strip(_TRIM)
+        if len(value) < 4 or weak or value == REDACTED.strip("[]"):
+            continue
+        introduced = link["link"].lower() in _INTRODUCERS
+        german = link["link"].lower() in _GERMAN_COPULA and value[0].isupper()
+        if introduced or german:
+            begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
+            yield Finding(_noun_kind(text[start:end]), begin, begin + len(value))
+
+
+def _password_nouns(text: str) -> Iterator[tuple[int, int, bool]]:
+    """Each sensitive noun of any language in `text`: its span, and whether it is weak (a
+    thing that opens with a code, "door", "safe", whose value is digits, not a word)."""
+    for match in _sensitive_nouns(text):
+        word = match.group().lower()
+        weak = word in _WEAK_NOUNS or word.startswith(("unlock", "sign", "log "))
+        yield match.start(), match.end(), weak
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return
+    if _holds_stem(lowered, _OTHER_NOUN_STEMS, _other_noun_stem()):
+        nouns, _ = _other_noun_patterns()
+        for noun in nouns.finditer(lowered):
+            yield noun.start(), noun.end(), False
+
+
+# --- Keys written in groups ------------------------------------------------------------------
+# "AKIA IOSF ODNN 7EXA MPLE", "wJal-rXUt-nFEM-I7KM": a key copied in groups of four to six
+# characters is the key. Four or more groups of one length (the last may be shorter), each
+# looking generated (upper case, a digit, or a capital inside it: no ordinary word), are
+# joined and judged as one token: a provider key, or long, mixed and high in entropy.
+_GROUPED = re.compile(r"(?<![\w+/-])[A-Za-z0-9+/]{3,6}(?:[ -][A-Za-z0-9+/]{3,6}){3,}(?![\w+/-])")
+
+
+def _split_keys(text: str) -> Iterator[Finding]:
+    for m in _GROUPED.finditer(text):
+        groups = list(re.finditer(r"[A-Za-z0-9+/]+", m.group()))
+        run: list[re.Match[str]] = []
+        for g in [*groups, None]:
+            if (
+                g is not None
+                and _generated_group(g.group())
+                and (not run or len(g.group()) <= len(run[0].group()))
+            ):
+                if run and len(run[-1].group()) != len(run[0].group()):
+                    run = []  # only the last group may be shorter
+                run.append(g)
+                continue
+            if len(run) >= 4:
+                joined = "".join(x.group() for x in run)
+                keyed = any(
+                    p.fullmatch(joined) for kind, p in _PROVIDER_KEYS if kind != "private key"
+                )
+                if keyed or _looks_random(joined):
+                    yield Finding(
+                        "key in groups", m.start() + run[0].start(), m.start() + run[-1].end()
+                    )
+            run = [g] if g is not None and _generated_group(g.group()) else []
+
+
+def _generated_group(group: str) -> bool:
+    return (
+        group.isupper()
+        or any(ch.isdigit() for ch in group)
+        or any(ch.isupper() for ch in group[1:])
+    )
+
+
+# --- Japanese recovery phrases written without separators -----------------------------------
+# The Japanese BIP-39 list is kana, and a phrase may be written as one run of kana. Ordinary
+# Japanese mixes kanji with kana, so a run of 24 kana or more is rare, and it is a phrase only
+# when it splits into 12, 15, 18, 21 or 24 list words whose checksum holds, with a recovery
+# noun in the text; a particle or "です" at either end may be attached to the run.
+_KANA_RUN = re.compile(r"[\u3040-\u30ff]{24,}")
+_KANA_EDGE = 4  # kana at either end of a run that may be a particle or a copula
+_MAX_SPLITS = 256
+
+
+def _unspaced_kana_phrases(text: str) -> Iterator[Finding]:
+    if text.isascii() or _KANA_RUN.search(text) is None or not _RECOVERY_NOUN.search(text):
+        return
+    import unicodedata
+
+    for m in _KANA_RUN.finditer(text):
+        run = unicodedata.normalize("NFC", m.group())
+        if len(run) != len(m.group()):
+            continue
+        words = _bip39_list("japanese")
+        for lead in range(min(_KANA_EDGE, len(run)) + 1):
+            found = _kana_split(run, lead, words)
+            if found is not None:
+                yield Finding("recovery phrase", m.start() + lead, m.start() + found)
+                break
+
+
+def _kana_split(run: str, start: int, words: dict[str, int]) -> int | None:
+    """Where a split of run[start:] into list words with a holding checksum ends (within
+    the last few kana of the run), or None."""
+    tried = 0
+    stack: list[tuple[int, list[int]]] = [(start, [])]
+    while stack and tried < _MAX_SPLITS:
+        at, indices = stack.pop()
+        if len(indices) in PHRASE_LENGTHS and len(run) - at <= _KANA_EDGE:
+            tried += 1
+            if bip39_checksum_holds(indices):
+                return at
+        if len(indices) >= PHRASE_LENGTHS[-1]:
+            continue
+        for size in range(2, 8):
+            index = words.get(run[at : at + size])
+            if index is not None and at + size <= len(run):
+                stack.append((at + size, [*indices, index]))
+    return None

@@ -47,8 +47,8 @@ _TEMPLATE_MARKERS = re.compile(
 # Names for an AI reader, by language (patterns, lower case).
 AI_READERS: dict[str, tuple[str, ...]] = {
     "en": (
-        r"(?:ai|llm|model|machine) (?:readers?|visitors?|crawlers?|agents?|systems?|tools?|"
-        r"models?|assistants?|bots?)",
+        r"(?:ai|llm|model|machine|automated) (?:readers?|visitors?|crawlers?|agents?|systems?|"
+        r"tools?|models?|assistants?|bots?|summari[sz]ers?|parsers?|scrapers?|screeners?)",
         r"(?:large )?language models?",
         r"(?:ai |virtual |automated |digital |chat )?assistants?",
         r"ais?",
@@ -105,7 +105,7 @@ AI_READERS: dict[str, tuple[str, ...]] = {
 # A word every name above holds (in lower case, split at anything but a letter): a text
 # with none of them, and no Chinese, addresses no AI reader, and the frames are not tried.
 AI_READER_WORDS = frozenset(
-    """ai ais llm llms model models machine language assistant assistants chat chatbot
+    """ai ais llm llms model models machine automated language assistant assistants chat chatbot
     chatbots bot bots agent agents crawler crawlers gpt gpts chatgpt claude gemini copilot
     kimi ki sprachmodell sprachmodelle sprachmodellen assistent assistenten assistentin ia
     intelligence intelligences modèle modèles robot robots inteligencia inteligencias modelo
@@ -128,13 +128,15 @@ _PEOPLE = (
     r"conferences?|news|owners?|operators?)\b)"
 )
 _EN = f"(?>{_reader('en')}){_PEOPLE}"
+# Japanese names for an AI reader: kana and kanji, so no Chinese pattern reads them.
+_JA = r"(?:AI|ＡＩ|人工知能|大規模言語モデル|言語モデル|チャットボット|ボット|アシスタント|モデル)"
 _DE, _FR, _ES, _ZH = (_reader(lang) for lang in ("de", "fr", "es", "zh"))
 _START = r"(?:^|(?<=[.!?;:\n])\s*|(?<=[.!?;:]\s))\W*"  # the start of a sentence
 _READING_EN = (
     r"(?:reading|reads?|read|processing|process(?:es)?|seeing|sees?|summari[sz]ing|"
     r"summari[sz]es?|parsing|parses?|indexing|index(?:es)?|crawling|crawls?|ingesting|"
     r"ingests?|scanning|scans?|analy[sz]ing|analy[sz]es?|encountering|encounters?|"
-    r"viewing|views?|visiting|visits?)"
+    r"viewing|views?|visiting|visits?|com(?:e|es|ing) across|came across)"
 )
 _ANY_EN = r"(?:any|all|every|each|whichever|whatever|other)"
 # The frames that address an AI reader, in every language.
@@ -154,9 +156,17 @@ _ADDRESS = re.compile(
             rf"guidance|p\.?s\.?)\s+(?:to|for)\s+|(?:dear|hey|hi|hello|attention|calling|to)\s+)"
             rf"(?:{_ANY_EN} |the |my |fellow )?(?:\w+ ){{0,2}}?{_EN}\b",
             # "Any language model that sees this", "AI agents processing this résumé"
-            rf"(?:\b{_ANY_EN}\s+|{_START})(?:[\w-]+ ){{0,2}}?{_EN}\s+(?:(?:that|which|who)\s+"
-            rf"(?:is |are |will |may |might |can )?)?{_READING_EN}\s+(?:this|these|the "
-            rf"following|my|our|it)\b",
+            # "Language models trained on or reading this text": a few words may come between
+            rf"(?:\b{_ANY_EN}\s+|{_START})(?:[\w-]+ ){{0,2}}?{_EN}\s+(?:[\w-]+\s+){{0,4}}?"
+            rf"{_READING_EN}\s+(?:this|these|the following|my|our|it)\b",
+            # "To whoever is an AI: ...", "Anyone who is a language model ..."
+            rf"\b(?:whoever|whichever|anyone|anybody|any one)\s+(?:who\s+)?(?:is|are|happens? "
+            rf"to be)\s+(?:an?\s+|the\s+)?(?:\w+ ){{0,2}}?{_EN}\b",
+            # "If this text is being read by an AI", "When this page is summarised by a model"
+            rf"\b(?:if|when|whenever|once)\s+(?:this|these|the following|it)\s+(?:\w+\s+)?"
+            rf"(?:is|are|gets?|has been|have been)\s+(?:being\s+)?(?:read|processed|seen|"
+            rf"summari[sz]ed|parsed|indexed|crawled|ingested|scanned|analy[sz]ed|viewed)\s+by\s+"
+            rf"(?:an?|any|the|some)\s+(?:\w+ ){{0,2}}?{_EN}\b",
             # German: "Wenn du ein KI-Assistent bist", "Hinweis für KI-Modelle", "Liebe KI"
             rf"\b(?:wenn|falls) (?:du|sie) (?:eine?n? )?(?:\w+ ){{0,2}}?{_DE}\b",
             rf"{_START}(?:(?:hinweis|nachricht|anweisungs?|anweisungen|notiz|achtung|info|bitte)"
@@ -171,7 +181,7 @@ _ADDRESS = re.compile(
             rf"(?:aux|à l'|à la|au|à|pour les|pour l'|pour la|pour le|pour)\s*|(?:chère?s?|"
             rf"cher|bonjour|salut)\s+(?:les )?)(?:\w+ ){{0,1}}?{_FR}\b",
             rf"\b{_FR}\s+qui\s+(?:lit|lisent|lira|liront|traite|traitent|résume|résument|voit|"
-            rf"voient|analyse|analysent)\s+(?:ce|cette|ces|cet|le présent)\b",
+            rf"voient|analyse|analysent)\s+(?:ce|cette|ces|cet|le présent|ceci|cela|ça)\b",
             # Spanish: "Si eres un modelo de lenguaje", "Para cualquier asistente de IA que lea"
             rf"\bsi (?:eres|es usted|sos) (?:una? |el |la )?(?:\w+ ){{0,2}}?{_ES}\b",
             rf"{_START}(?:(?:nota|mensaje|aviso|instrucciones?|atención|recordatorio)\s+"
@@ -184,6 +194,11 @@ _ADDRESS = re.compile(
             rf"(?:如果|假如|若|要是)有?.{{0,4}}?{_ZH}.{{0,4}}?(?:读|阅读|看到|处理|总结|抓取|解析)",
             rf"(?:^|[。！？；\n])\s*(?:致|给|对|写给|提醒)(?:所有|任何|每个|每一个|各位)?.{{0,12}}?{_ZH}",
             rf"(?:读到|看到|阅读|处理|总结|抓取|解析|读取)了?(?:这|本|此|以下).{{0,8}}?的{_ZH}",
+            # Japanese: "AIアシスタントへ:", "あなたがAIなら", "このページを読んでいるAI"
+            rf"{_JA}[^。！？\n]{{0,6}}?(?:へ|に告ぐ|の皆(?:さん|様)|各位)\s*[：:、,]",
+            rf"(?:あなた|君|きみ)が.{{0,8}}?{_JA}(?:なら|であれば|の場合|ならば)",
+            rf"(?:この|本)(?:ページ|文章|テキスト|文書|メール|記事)を(?:読んで|読む|処理する|処理して|"
+            rf"要約する|要約して)(?:いる)?.{{0,6}}?{_JA}",
         )
     ),
     re.IGNORECASE | re.MULTILINE,
@@ -195,7 +210,8 @@ _MODAL_WORDS = (
     r"make sure|be sure|remember|kindly|muss|müssen|musst|soll|sollen|sollst|sollt|darf|"
     r"dürfen|doit|doivent|devez|dois|devra|devront|merci de|veuillez|il faut|debe|deben|"
     r"debes|tiene que|tienen que|tienes que|por favor|nunca|siempre)\b"
-    r"|必须|应该|应当|需要|要|请|务必|不要|不得|一定|都得|只能|禁止"
+    r"|必须|应该|应当|需要|要|请|务必|不要|不得|一定|都得|只能|禁止|应(?!用)"
+    r"|ください|必ず|しなければ|すること|してはいけない|べき|せよ|しなさい"
 )
 _TOLD = re.compile(_MODAL_WORDS + r"|[:,—–：，]\s*\w", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
@@ -290,6 +306,23 @@ _PASSIVE_ORDER = re.compile(
     r"(?:instructed|ordered|directed|commanded)\s+to)\b",
     re.IGNORECASE | re.MULTILINE,
 )
+# AI readers as a group at the start of a sentence, told what to do by a modal and an
+# active verb ("AI readers should note that ...", "LLMs that come across this should tell
+# ...", "AI crawlers and assistants alike should describe ..."). Plural names only: "The
+# assistant should answer in Spanish" is a preference about this assistant, and a passive
+# ("AI tools must be approved by IT") says what is done to them, not what they are to do.
+_AI_GROUPS = (
+    r"(?:(?:ai|llm|machine|automated|artificial) (?:readers|visitors|crawlers|agents|systems|"
+    r"tools|models|assistants|bots|summari[sz]ers|parsers|scrapers|screeners)|"
+    r"(?:large )?language models|llms|ais|chat ?bots|gpts)"
+)
+_GROUP_ORDER = re.compile(
+    rf"{_START}(?:\w+\s*:\s*)?(?:{_ANY_EN}\s+|the\s+)?{_AI_GROUPS}{_PEOPLE}\b"
+    r"(?:\s+(?:and|or|&)\s+(?:[\w-]+\s+){0,2}?(?:alike\s+)?)?(?:\s*[\w,-]+){0,6}?\s+"
+    r"(?:should|must|shall|need to|have to|are (?:asked|instructed) to|are to)"
+    r"\s+(?:(?:always|never|not|also|now|only|then)\s+)*(?!be\b|been\b|have been\b)[a-z]+",
+    re.IGNORECASE | re.MULTILINE,
+)
 # A modal verb alone: what the readers of this text are told.
 _MODAL = re.compile(_MODAL_WORDS, re.IGNORECASE)
 
@@ -322,6 +355,9 @@ def find_ai_address(text: str) -> str | None:
         end = _SENTENCE_END.search(text, m.end())
         if _orders(text, m.end(), end.start() if end else len(text)):
             return _quoted(text, m.start(), end)
+    group = _GROUP_ORDER.search(text)
+    if group:
+        return _quoted(text, group.start(), _SENTENCE_END.search(text, group.end()))
     passive = _PASSIVE_ORDER.search(text)
     if passive:
         return _quoted(text, passive.start(), _SENTENCE_END.search(text, passive.end()))

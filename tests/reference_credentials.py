@@ -157,6 +157,13 @@ MIN_ENTROPY_HEX = 3.3
 
 def find_secrets(text: str) -> list[Finding]:
     """Every secret value in `text`, as non-overlapping spans in order of position."""
+    # Fullwidth digits and letters read as ASCII, one character for one.
+    text = "".join(
+        chr(ord(ch) - 0xFEE0)
+        if "０" <= ch <= "９" or "Ａ" <= ch <= "Ｚ" or "ａ" <= ch <= "ｚ"
+        else ch
+        for ch in text
+    )
     found: list[Finding] = []
     for kind, pattern in _PROVIDER_KEYS:
         found += [Finding(kind, m.start(), m.end()) for m in pattern.finditer(text)]

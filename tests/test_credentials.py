@@ -37,6 +37,10 @@ NEWER_KINDS = (
     "_other_language_phrases",
     "_document_numbers",
     "_other_language_values",
+    "_card_codes",
+    "_framed_values",
+    "_split_keys",
+    "_unspaced_kana_phrases",
 )
 
 
@@ -691,3 +695,86 @@ def test_no_tune_row_but_a_secret_meets_a_newer_kind() -> None:
         if list(getattr(credentials, name)(r["text"]))
     ]
     assert wrong == []
+
+
+# --- Values found by probing as a hostile user would phrase them --------------------------
+
+PROBED_SECRETS = [
+    # A password noun, a link, and the value: quoted (words and spaces included), after a
+    # colon or "lautet", or a bare capitalised word after a German copula.
+    ("The vault passphrase is 'purple monkey dishwasher 42'.", "purple monkey dishwasher 42"),
+    ("User's SSH passphrase is ‘moonlight sonata’.", "moonlight sonata"),
+    ("User's password for the NAS is `correct horse`.", "correct horse"),
+    ("Das Passwort für das WLAN ist Sonnenblume.", "Sonnenblume"),
+    ("Mein Passwort ist Katze.", "Katze"),
+    ("Das WLAN-Passwort lautet Sommerregen.", "Sommerregen"),
+    ("Mot de passe du routeur : papillon", "papillon"),
+    ("Contraseña del correo: mariposa", "mariposa"),
+    # Password nouns of more languages, with a digit in the value.
+    ("Hasło do wifi to Słonecznik77.", "Słonecznik77"),
+    ("Пароль от почты: медведь2020", "медведь2020"),
+    ("Het wachtwoord is tulp1984.", "tulp1984"),
+    ("Wifi şifresi: kedi4471", "kedi4471"),
+    # Fullwidth digits, a card's three-digit code, foreign digit words beside an English noun.
+    ("User's PIN: ４４７１", "４４７１"),
+    ("User's CVV is 123.", "123"),
+    ("El PIN de la tarjeta es cuatro cuatro siete uno.", "cuatro cuatro siete uno"),
+    # A value given as a recipe from another fact.
+    ("The door code is the year the user was born plus 4.", "the year the user was born plus 4"),
+    (
+        "User's password is the name of their first dog followed by 99.",
+        "the name of their first dog followed by 99",
+    ),
+    # A key copied in groups.
+    ("User's AWS key is AKIA IOSF ODNN 7EXA MPLE", "AKIA IOSF ODNN 7EXA MPLE"),
+    ("Backup key: 9fQ2-xK7p-Lm3Z-8vRt-Qw4e", "9fQ2-xK7p-Lm3Z-8vRt-Qw4e"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), PROBED_SECRETS)
+def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
+    """Each phrasing is found by the value's frame or shape, and exactly the value is
+    redacted."""
+    assert value in {text[f.start : f.end] for f in find_secrets(text)}
+    assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mein Passwort ist sicher.",
+        "Ein starkes Passwort ist Pflicht.",
+        "Le mot de passe du routeur est oublié.",
+        "User's password hint is 'first pet'.",
+        "User's password manager is 'Bitwarden'.",
+        "User's Wi-Fi network is called 'HomeNet'.",
+        "User's password is longer than 12 characters plus a symbol.",
+        "User runs 10km each week with Anna.",
+        "User owns a 2019 Audi A4 and a 2021 Kia EV6.",
+        "User reads ISBN 978 0 14 044913 6 twice a year.",
+        "The user's door is painted blue.",
+        "User knows a CVV is 3 digits.",
+        "User never shares the CVV with 3 shops.",
+        "Hasło reklamowe firmy brzmi dobrze.",
+        "ひらがなだけでかいたぶんしょうはとてもよみにくいのでかんじをつかいましょう",
+    ],
+)
+def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
+    """Adjectives after a copula, passwords in general, hints, names of things, counts and
+    ordinary kana are not values."""
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("entropy", [bytes(range(16)), bytes(range(100, 116)), bytes(range(7, 39))])
+@pytest.mark.parametrize("frame", ["ウォレットの復元フレーズ：{}", "シードは{}です。", "復元用 {}"])
+def test_japanese_phrases_without_separators_are_found(entropy: bytes, frame: str) -> None:
+    """A Japanese BIP-39 phrase written as one run of kana, beside a recovery noun, is split
+    into list words, its checksum checked, and redacted whole."""
+    import unicodedata
+
+    from mnemonic import Mnemonic
+
+    phrase = unicodedata.normalize("NFC", Mnemonic("japanese").to_mnemonic(entropy))
+    run = "".join(phrase.split())
+    text = frame.format(run)
+    assert run in {text[f.start : f.end] for f in find_secrets(text)}
