@@ -7,8 +7,9 @@ were read once), `final` (a last check, never used to change anything), `blind`
 `heldout2` (national identity numbers and text addressed to AI readers, with their
 near misses; written and committed before the rules for them, never tuned on) and
 `heldout3` (written before the judge's second round of training; never trained or
-tuned on) and `heldout4` (300 rows, 22% Chinese, written by an author who saw neither the
-other parts nor the code, committed before the work it measures; never trained or tuned on).
+tuned on), `heldout4` (300 rows, 22% Chinese, written by an author who saw neither the
+other parts nor the code, committed before the work it measures; never trained or tuned on)
+and `heldout5` (300 rows, 32% Chinese, written the same way before the next round of work).
 For each part it compares the gate with its own parts: the lexical rules alone; the
 character n-gram model alone and after the rules (the gate without the semantic extra);
 the learned judge alone (n-grams and embedding together) and the full gate (rules plus
@@ -16,8 +17,8 @@ judge). On `tune` the judges are cross-validated: each row is judged by models t
 without its concept's fold (as train_judge.py chooses its settings), and the shipped
 judges, trained on all of it, are shown for reference.
 
-    python benchmarks/gate_quality.py [--parts tune,heldout,final,blind,heldout2,heldout3,heldout4]
-        [--errors] [--no-cv]
+    python benchmarks/gate_quality.py [--errors] [--no-cv]
+        [--parts tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5]
 """
 
 from __future__ import annotations
@@ -106,7 +107,9 @@ def cross_validated(rows: list[dict], policy: Policy) -> dict[str, Score]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="tune,heldout,final,blind,heldout2,heldout3,heldout4")
+    parser.add_argument(
+        "--parts", default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5"
+    )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument("--no-cv", action="store_true", help="tune: only the shipped judge")
     args = parser.parse_args()

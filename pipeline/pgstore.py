@@ -144,38 +144,58 @@ _INDEXED = (
 )
 
 
-# Version 3: the columns a recall filters and ranks by, beside each memory's key, so that
-# counting the pool and checking each memory a query term finds read the index alone
-# (once VACUUM, or autovacuum, has marked the table's pages all-visible).
-_SCHEMA_3 = """
+# Version 3: what a recall filters and ranks by, where it reads. Each term row carries its
+# memory's pool columns (`_POOL_COLUMNS`, rewritten with them in the same transaction), so
+# the memories a query term finds are scored from one index without visiting `memories`;
+# and `memories` gets an index holding the same columns beside each key, for counting the
+# pool. Both are read alone once VACUUM (or autovacuum) has marked the pages all-visible.
+_POOL_COLUMNS = (
+    "status, decay, confidence, created_us, reinforced_us, doc_len, project, agent, "
+    "personality, is_global"
+)
+_SCHEMA_3 = f"""
+ALTER TABLE memory_terms
+    ADD COLUMN status text, ADD COLUMN decay text, ADD COLUMN confidence float8,
+    ADD COLUMN created_us bigint, ADD COLUMN reinforced_us bigint, ADD COLUMN doc_len integer,
+    ADD COLUMN project text, ADD COLUMN agent text, ADD COLUMN personality text,
+    ADD COLUMN is_global boolean;
+CREATE INDEX memory_terms_for_recall ON memory_terms (user_id, term) INCLUDE (
+    memory_id, content_tf, label_tf, {_POOL_COLUMNS});
 CREATE INDEX memories_for_recall ON memories (user_id, id) INCLUDE (
-    status, decay, confidence, created_us, reinforced_us, doc_len, type, project, agent,
-    personality, is_global, pos)
+    {_POOL_COLUMNS}, type, pos)
 """
 
 
-def _index_existing(conn: psycopg.Connection[Any]) -> None:
-    """Fill version 2's columns and terms for the memories a version 1 database holds."""
-    conn.execute(_SCHEMA_2)
-    rows = conn.execute("SELECT user_id, id, data::text FROM memories").fetchall()
+def _stored_memories(conn: psycopg.Connection[Any]) -> dict[str, list[Memory]]:
+    """Every user's memories that validate (the others are moved aside by the next full
+    read, as any unreadable row is)."""
     by_user: dict[str, list[Memory]] = {}
-    for user, _id, text in rows:
+    for user, text in conn.execute("SELECT user_id, data::text FROM memories ORDER BY user_id"):
         try:
             by_user.setdefault(user, []).append(Memory.model_validate_json(text))
         except (ValidationError, RecursionError):
-            continue  # moved aside by the next full read, as any unreadable row is
+            continue
+    return by_user
+
+
+def _index_existing(conn: psycopg.Connection[Any]) -> None:
+    """Fill version 2's columns for the memories a version 1 database holds (their terms
+    come with version 3)."""
+    conn.execute(_SCHEMA_2)
     columns = _INDEXED.replace(",", " = %s,") + " = %s"
-    for user, memories in by_user.items():
+    for user, memories in _stored_memories(conn).items():
         _Tx(conn).many(
             f"UPDATE memories SET {columns} WHERE user_id = %s AND id = %s",
             [(*_indexed(m), user, m.id) for m in memories],
         )
-        _index_terms(_Tx(conn), user, memories)
 
 
 def _index_for_recall(conn: psycopg.Connection[Any]) -> None:
-    """Add version 3's index."""
+    """Add version 3's columns and indexes, and write every memory's terms again with them."""
     conn.execute(_SCHEMA_3)
+    conn.execute("DELETE FROM memory_terms")
+    for user, memories in _stored_memories(conn).items():
+        _index_terms(_Tx(conn), user, memories)
 
 
 # Schema steps by the version they lead to; version 1 is `_SCHEMA` itself.
@@ -902,7 +922,9 @@ _DECAYED = """CASE m.decay
 #   memory, whose score is at most 0.01, can beat the last one shown);
 # - by type priority, the order when no memory matches at all.
 # With them: the pool's size, total length and document frequencies, for exact scores.
-# The pool is filtered where it is read (a materialised pool costs more than the scans).
+# The pool is filtered where it is read (a materialised pool costs more than the scans):
+# in `memories` for its counts, in `memory_terms` (whose rows carry the same columns) for
+# the memories a query term finds.
 _POOL = (
     "m.user_id = %(user)s AND m.status = 'active' AND {visible} AND " + _DECAYED + " >= %(floor)s"
 )
@@ -914,12 +936,11 @@ WITH stats AS MATERIALIZED (
 ), q AS (
     SELECT * FROM unnest(%(words)s::text[], %(weights)s::float8[]) AS q(term, weight)
 ), hits AS MATERIALIZED (
-    SELECT m.id, q.term, q.weight, (t.content_tf + t.label_tf)::float8 AS tf, m.doc_len,
-        {_DECAYED} AS conf
-    FROM memory_terms t
-    JOIN q ON t.term = q.term
-    JOIN memories m ON m.user_id = t.user_id AND m.id = t.memory_id
-    WHERE t.user_id = %(user)s AND {_POOL}
+    SELECT m.memory_id AS id, q.term, q.weight, (m.content_tf + m.label_tf)::float8 AS tf,
+        m.doc_len, {_DECAYED} AS conf
+    FROM memory_terms m
+    JOIN q ON m.term = q.term
+    WHERE {_POOL}
 ), df AS MATERIALIZED (
     SELECT h.term, count(*) AS df, ln(1 + (s.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf,
         s.total::float8 / s.n AS avg_len
@@ -1052,7 +1073,8 @@ def _indexed(memory: Memory) -> tuple[Any, ...]:
 
 
 def _index_terms(tx: _Tx, user: str, memories: list[Memory]) -> None:
-    """Add the terms of `memories` to `memory_terms`, one row per distinct term."""
+    """Add the terms of `memories` to `memory_terms`, one row per distinct term, each with
+    its memory's pool columns."""
     from collections import Counter
 
     from .text import terms
@@ -1060,12 +1082,45 @@ def _index_terms(tx: _Tx, user: str, memories: list[Memory]) -> None:
     rows = []
     for m in memories:
         content, labels = Counter(terms(m.content)), Counter(_label_terms(m))
+        pool = _pool_values(m)
         for term in sorted(content.keys() | labels.keys()):
-            rows.append((user, term, m.id, content[term], labels[term]))
+            rows.append((user, term, m.id, content[term], labels[term], *pool))
     tx.many(
-        "INSERT INTO memory_terms (user_id, term, memory_id, content_tf, label_tf) "
-        "VALUES (%s, %s, %s, %s, %s)",
+        f"INSERT INTO memory_terms (user_id, term, memory_id, content_tf, label_tf, "
+        f"{_POOL_COLUMNS}) VALUES (%s, %s, %s, %s, %s{', %s' * _POOL_COLUMNS.count(',')}, %s)",
         rows,
+    )
+
+
+# The fields of a memory that its pool columns are made of (besides its text).
+_POOL_FIELDS = (
+    "status",
+    "decay",
+    "confidence",
+    "created_at",
+    "last_reinforced",
+    "project",
+    "agent",
+    "personality",
+    "is_global",
+)
+
+
+def _pool_values(memory: Memory) -> tuple[Any, ...]:
+    """The values of the `_POOL_COLUMNS` for one memory."""
+    from .text import terms
+
+    return (
+        memory.status,
+        memory.decay,
+        memory.confidence,
+        _micros(memory.created_at),
+        _micros(memory.last_reinforced),
+        len(terms(memory.content)) + len(_label_terms(memory)),
+        memory.project,
+        memory.agent,
+        memory.personality,
+        memory.is_global,
     )
 
 
@@ -1108,6 +1163,7 @@ def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
     next_pos = int(row[0]) if row else 0
     upserts = []
     reindexed: list[Memory] = []
+    repooled: list[Memory] = []  # same terms, other pool columns (status, confidence...)
     for memory in ltm.memories:
         before = base.fields.get(memory.id)
         if before is None or reordered or _changed(memory, before):
@@ -1118,6 +1174,8 @@ def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
                 for name in ("content", "type", "subject")
             ):
                 reindexed.append(memory)
+            elif any(getattr(memory, name) != before[0].get(name) for name in _POOL_FIELDS):
+                repooled.append(memory)
     if removed:
         tx.run("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", (user, removed))
     stale = removed + [m.id for m in reindexed if m.id in base.fields]
@@ -1134,6 +1192,11 @@ def _write_memories(tx: _Tx, user: str, base: _Baseline, ltm: LtmFile) -> None:
         upserts,
     )
     _index_terms(tx, user, reindexed)
+    tx.many(
+        f"UPDATE memory_terms SET ({_POOL_COLUMNS}) = ({', '.join(['%s'] * 10)}) "
+        "WHERE user_id = %s AND memory_id = %s",
+        [(*_pool_values(m), user, m.id) for m in repooled],
+    )
     extra = json.dumps(ltm.__pydantic_extra__ or {})
     tx.run(
         "UPDATE users SET next_seq = GREATEST(next_seq, %s), next_pos = %s, "

@@ -288,37 +288,56 @@ def test_the_term_index_follows_every_write(pg_url: str) -> None:
     assert conn.execute("SELECT count(*) FROM memory_terms").fetchone() == (0,)
 
 
-def test_a_version_1_database_is_indexed_when_opened(pg_url: str) -> None:
-    """Memories written by the first schema get their terms and columns, and the table
-    its recall index, when a newer program opens the database, so focused reads find
-    them."""
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_database_is_indexed_when_opened(pg_url: str, version: int) -> None:
+    """Memories written by an older schema get their columns and their terms, with what a
+    recall ranks by, when a newer program opens the database: focused reads and recalls
+    find them."""
     import psycopg
 
+    memory = Memory(
+        id="mem_0001",
+        type="preference",
+        subject="user",
+        content="User likes green tea",
+        confidence=0.9,
+        created_at=NOW,
+        last_reinforced=NOW,
+    )
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE schema_version (version integer NOT NULL)")
         conn.execute(pgstore._SCHEMA)  # type: ignore[arg-type]
-        conn.execute("INSERT INTO schema_version VALUES (1)")
         conn.execute("INSERT INTO users (user_id, next_seq) VALUES ('old', 2)")
-        memory = Memory(
-            id="mem_0001",
-            type="preference",
-            subject="user",
-            content="User likes green tea",
-            confidence=0.9,
-            created_at=NOW,
-            last_reinforced=NOW,
-        )
         conn.execute(
             "INSERT INTO memories (user_id, id, pos, data) VALUES ('old', 'mem_0001', 0, %s)",
             (memory.model_dump_json(),),
         )
+        if version == 2:  # as version 2 wrote it: columns and terms without the pool's
+            pgstore._index_existing(conn)
+            conn.execute(
+                "INSERT INTO memory_terms (user_id, term, memory_id, content_tf, label_tf) "
+                "SELECT 'old', term, 'mem_0001', 1, 0 FROM unnest(%s::text[]) AS term",
+                (["user", "likes", "green", "tea"],),
+            )
+        conn.execute("INSERT INTO schema_version VALUES (%s)", (version,))
     s = pgstore.PostgresStore(pg_url, "old")
     found = _gated(s, Focus(texts=("user likes green tea",)), lambda ms: [m.id for m in ms])[0]
     assert found == ["mem_0001"]
+    request = Recall(
+        weights=lambda _session: query_weights("green tea", []),
+        scope=Scope(),
+        min_confidence=0.5,
+        horizon_hours=720.0,
+        limit=3,
+    )
+    recalled = s.recall(request, now=NOW)
+    assert recalled is not None
+    assert [m.id for m in recalled.snapshot.ltm.memories] == ["mem_0001"]
+    assert recalled.stats.df == {"green": 1, "tea": 1}
     conn = pgstore.connection(pg_url)
     assert conn.execute("SELECT version FROM schema_version").fetchone() == (3,)
-    indexes = conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'memories'")
-    assert "memories_for_recall" in {name for (name,) in indexes}
+    indexes = conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")
+    assert {"memories_for_recall", "memory_terms_for_recall"} <= {name for (name,) in indexes}
 
 
 # --- Retrieval through the index --------------------------------------------------------------
@@ -386,6 +405,54 @@ def test_retrieval_through_the_index_ranks_as_over_every_memory(
     _same_ranking(shared_url, memories, query, history, limit=limit, floor=floor, scope=scope)
 
 
+@st.composite
+def changed_stores(draw: st.DrawFn) -> tuple[list[Memory], list[Memory]]:
+    """A store, then the same memories with what decides their place changed and their
+    text kept: status, confidence, reinforcement, decay, labels."""
+    before = draw(ranked_stores())
+    after = [
+        m.model_copy(
+            update={
+                "status": draw(st.sampled_from(["active", "forgotten", "draft"])),
+                "confidence": draw(st.sampled_from([0.5, 0.7, 0.9, 1.0])),
+                "last_reinforced": NOW - timedelta(hours=draw(st.integers(0, 2000))),
+                "decay": draw(st.sampled_from(["stable", "contextual", "reinforceable"])),
+                "project": draw(st.sampled_from([None, "garden", "work"])),
+                "is_global": draw(st.booleans()),
+                "hit_count": m.hit_count + 1,
+            }
+        )
+        if draw(st.booleans())
+        else m
+        for m in before
+    ]
+    return before, after
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    stores=changed_stores(),
+    query=st.lists(_QUERY_WORDS, min_size=1, max_size=4).map(" ".join),
+    rules=st.tuples(st.sampled_from([0.0, 0.65]), st.sampled_from(SCOPES)),
+)
+def test_retrieval_follows_changes_that_keep_the_text(
+    shared_url: str,
+    stores: tuple[list[Memory], list[Memory]],
+    query: str,
+    rules: tuple[float, Scope],
+) -> None:
+    """A commit that changes a memory's status, confidence, reinforcement, decay or labels
+    but not its text rewrites what its term rows carry: the ranking through the index is
+    still the ranking over every memory."""
+    before, after = stores
+    (floor, scope) = rules
+    _same_ranking(shared_url, before, query, [], limit=4, floor=floor, scope=scope, then=after)
+
+
 def _same_ranking(
     url: str,
     memories: list[Memory],
@@ -395,9 +462,15 @@ def _same_ranking(
     limit: int,
     floor: float,
     scope: Scope,
+    then: list[Memory] | None = None,
 ) -> None:
-    """Retrieval over what `recall` reads equals retrieval over every memory."""
+    """Retrieval over what `recall` reads equals retrieval over every memory (after the
+    memories are replaced by `then`, if given)."""
     s = _store_of(url, memories)
+    if then is not None:
+        ltm = LtmFile(next_seq=len(then) + 1, memories=then)
+        s.transact(lambda _d: Change(result=None, ltm=ltm), now=NOW, lock_timeout=5)
+        memories = then
     request = Recall(
         weights=lambda _session: query_weights(query, history),
         scope=scope,
