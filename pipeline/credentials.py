@@ -270,12 +270,18 @@ _CASE_FOLDS_APART = frozenset("\u0130\u0131\u017f\u212a")
 def _sensitive_nouns(text: str) -> Iterator[re.Match[str]]:
     """The sensitive nouns in `text`, case-insensitively, as the lower-case scan finds them
     (its spans are the text's spans whenever lower case keeps every character in place)."""
+    return iter(_noun_matches(text))
+
+
+# Several detectors read the nouns of the text being scanned: the scan runs once for it.
+@lru_cache(maxsize=4)
+def _noun_matches(text: str) -> tuple[re.Match[str], ...]:
     lowered = text.lower()
     if len(lowered) != len(text) or not _CASE_FOLDS_APART.isdisjoint(text):
-        return _sensitive_noun_any_case().finditer(text)
+        return tuple(_sensitive_noun_any_case().finditer(text))
     if not has_cjk(text):
-        return _sensitive_noun_latin().finditer(lowered)
-    return _sensitive_noun_lower().finditer(lowered)
+        return tuple(_sensitive_noun_latin().finditer(lowered))
+    return tuple(_sensitive_noun_lower().finditer(lowered))
 
 
 # One clause: sensitive nouns and their values are looked for within it.
@@ -1271,7 +1277,8 @@ def _other_language_values(text: str) -> Iterator[Finding]:
         spelled += [m.span() for m in _CHINESE_DIGITS.finditer(text)]
     # Four or more digit words of German, French or Spanish in a row are a code beside an
     # English noun too ("El PIN de la tarjeta es cuatro cuatro siete uno").
-    spelled += [m.span() for m in _OTHER_SPELLED_DIGITS.finditer(lowered)]
+    if _noun_matches(text):
+        spelled += [m.span() for m in _OTHER_SPELLED_DIGITS.finditer(lowered)]
     if spelled:
         for match in _sensitive_nouns(text):
             clause_start, clause_end = _clause_around(text, *match.span())
@@ -1514,20 +1521,45 @@ _FOR_PHRASE = (
     r"(?:\s+(?:for|to|of|on|at|in|für|zum|zur|vom|von|du|de|des|del|della|do|da|dla|от|для|"
     r"voor|för|van|til)\b(?:\s+[\w'’.-]+){1,3}?)?"
 )
-_VALUE_LINK = re.compile(
+_VALUE_LINK_SOURCE = (
     _FOR_PHRASE + r"\s*(?P<link>(?:is|was|are|were|is set to|reads|ist|war|est|était|es|era|è|é|"
-    r"jest|to|är|er|is|lautet|lautete)\b|[=:：]|是|为|為)\s*",
-    re.IGNORECASE,
+    r"jest|to|är|er|is|lautet|lautete)\b|[=:：]|是|为|為)\s*"
+)
+
+
+# The frames are compiled on first use, as the noun patterns are: most commands that
+# redact never meet a password noun.
+@cache
+def _value_link() -> re.Pattern[str]:
+    return re.compile(_VALUE_LINK_SOURCE, re.IGNORECASE)
+
+
+@cache
+def _derived() -> re.Pattern[str]:
+    return re.compile(_DERIVED_SOURCE, re.IGNORECASE)
+
+
+# What any framed value needs: an opening quote (an apostrophe after a letter is not one),
+# a colon or "=", a German copula or "lautet", or a word of a recipe. Substrings are looked
+# for, the quickest test; the frame itself is matched after.
+_FRAME_MARKS = (
+    *'=:：`‘“«„「『"',
+    " '",
+    " ist ",
+    " war ",
+    "lautet",
+    "plus",
+    "minus",
+    "times",
+    "backward",
+    "revers",
+    "followed by",
 )
 # A value given as a recipe from another fact: "the year the user was born plus 4", "my
 # mother's birthday backwards". Knowing the recipe is knowing the value.
-_DERIVATION_WORD = re.compile(
-    r"\b(?:plus|minus|times|backwards?|reversed|in reverse|followed by)\b", re.IGNORECASE
-)
-_DERIVED = re.compile(
+_DERIVED_SOURCE = (
     r"(?:the|my|his|her|their|our|your|user's|user’s|the user's|the user’s)\s+"
-    r"(?:[\w'’-]+\s+){0,6}?(?:plus|minus|times|backwards?|reversed|in reverse|followed by)\b",
-    re.IGNORECASE,
+    r"(?:[\w'’-]+\s+){0,6}?(?:plus|minus|times|backwards?|reversed|in reverse|followed by)\b"
 )
 
 
@@ -1572,19 +1604,12 @@ def _indefinite(text: str, start: int) -> bool:
 
 def _framed_values(text: str) -> Iterator[Finding]:
     """Quoted values, and single clause-final values, framed as a password noun's value."""
-    if (
-        not any(ch in text for ch in "=:：'\"`‘“«„「『")
-        and not text[:1].isupper()
-        and _DERIVATION_WORD.search(text) is None
-        and "lautet" not in text
-    ):
-        # No quote, colon, derivation or "lautet": only a German capitalised value could be
-        # framed, and German text opens with a capital letter (its nouns are capitalised).
-        return
+    if not any(mark in text for mark in _FRAME_MARKS) and not text.startswith("'"):
+        return  # no quote, colon, "=", German copula or derivation: nothing is framed
     for start, end, weak in _password_nouns(text):
         if _indefinite(text, start):
             continue
-        link = _VALUE_LINK.match(text, end)
+        link = _value_link().match(text, end)
         if link is None:
             continue
         opener = text[link.end() : link.end() + 1]
@@ -1595,7 +1620,7 @@ def _framed_values(text: str) -> Iterator[Finding]:
                 yield Finding(_noun_kind(text[start:end]), link.end() + 1, close)
             continue
         _, clause_end = _clause_around(text, start, end)
-        derived = _DERIVED.match(text, link.end(), clause_end)
+        derived = _derived().match(text, link.end(), clause_end)
         if derived and not weak:
             yield Finding(_noun_kind(text[start:end]), link.end(), _trimmed_end(text, clause_end))
             continue
@@ -1633,11 +1658,19 @@ def _password_nouns(text: str) -> Iterator[tuple[int, int, bool]]:
 # characters is the key. Four or more groups of one length (the last may be shorter), each
 # looking generated (upper case, a digit, or a capital inside it: no ordinary word), are
 # joined and judged as one token: a provider key, or long, mixed and high in entropy.
-_GROUPED = re.compile(r"(?<![\w+/-])[A-Za-z0-9+/]{3,6}(?:[ -][A-Za-z0-9+/]{3,6}){3,}(?![\w+/-])")
+_GENERATED = (
+    r"(?:[A-Z0-9+/]{3,6}|[A-Za-z+/]{0,5}\d[A-Za-z0-9+/]{0,5}|[A-Za-z0-9+/]{0,4}[a-z][A-Z]"
+    r"[A-Za-z0-9+/]{0,4})"
+)
+
+
+@cache
+def _grouped() -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w+/-]){_GENERATED}(?:[ -]{_GENERATED}){{3,}}(?![\w+/-])")
 
 
 def _split_keys(text: str) -> Iterator[Finding]:
-    for m in _GROUPED.finditer(text):
+    for m in _grouped().finditer(text):
         groups = list(re.finditer(r"[A-Za-z0-9+/]+", m.group()))
         run: list[re.Match[str]] = []
         for g in [*groups, None]:
