@@ -1277,8 +1277,11 @@ def _other_language_values(text: str) -> Iterator[Finding]:
         spelled += [m.span() for m in _CHINESE_DIGITS.finditer(text)]
     # Four or more digit words of German, French or Spanish in a row are a code beside an
     # English noun too ("El PIN de la tarjeta es cuatro cuatro siete uno").
-    if _noun_matches(text):
-        spelled += [m.span() for m in _OTHER_SPELLED_DIGITS.finditer(lowered)]
+    for noun in _noun_matches(text):
+        clause_start, clause_end = _clause_around(text, *noun.span())
+        spelled += [
+            m.span() for m in _OTHER_SPELLED_DIGITS.finditer(lowered, clause_start, clause_end)
+        ]
     if spelled:
         for match in _sensitive_nouns(text):
             clause_start, clause_end = _clause_around(text, *match.span())
@@ -1666,10 +1669,22 @@ _GENERATED = (
 
 @cache
 def _grouped() -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w+/-]){_GENERATED}(?:[ -]{_GENERATED}){{3,}}(?![\w+/-])")
+    # The lookahead turns a lower-case word (most of prose) away before the alternation.
+    return re.compile(
+        rf"(?<![\w+/-])(?=[a-z+/]{{0,5}}[A-Z0-9])"
+        rf"{_GENERATED}(?:[ -]{_GENERATED}){{3,}}(?![\w+/-])"
+    )
+
+
+# Two neighbouring groups with a digit on either side of the gap, or in upper case: the
+# least a key in groups shows (its groups are mostly digits and capitals). A pattern that
+# opens with a digit or a capital lets the engine skip the lower-case prose between.
+_GROUP_PAIR = re.compile(r"\d[A-Za-z0-9+/]{0,5}[ -][A-Za-z0-9+/]{0,5}\d|[A-Z]{3}[ -][A-Z0-9]{3}")
 
 
 def _split_keys(text: str) -> Iterator[Finding]:
+    if _GROUP_PAIR.search(text) is None:
+        return
     for m in _grouped().finditer(text):
         groups = list(re.finditer(r"[A-Za-z0-9+/]+", m.group()))
         run: list[re.Match[str]] = []
