@@ -1572,6 +1572,20 @@ def _trimmed_end(text: str, end: int) -> int:
     return end
 
 
+# Words that random passphrases rarely hold and descriptions always do: a quoted run of words
+# with one of them ("too long to remember", "the usual one") describes the value.
+_FUNCTION_WORDS = frozenset(
+    """the a an to of is are be it its my your their this that and or but not too very with
+    for from in on at as than der die das zu und nicht le la les de et trop el los las y que
+    demasiado""".split()
+)
+
+
+def _prose(value: str) -> bool:
+    words = value.lower().split()
+    return len(words) > 1 and not _FUNCTION_WORDS.isdisjoint(words)
+
+
 _INTRODUCERS = frozenset("= : ： lautet lautete".split())
 _QUOTES = {
     '"': '"',
@@ -1619,7 +1633,12 @@ def _framed_values(text: str) -> Iterator[Finding]:
         if opener in _QUOTES:
             close = text.find(_QUOTES[opener], link.end() + 1)
             value = text[link.end() + 1 : close] if close > 0 else ""
-            if 0 < len(value.strip()) <= 64 and "\n" not in value and not weak:
+            if (
+                0 < len(value.strip()) <= 64
+                and "\n" not in value
+                and not weak
+                and not _prose(value)
+            ):
                 yield Finding(_noun_kind(text[start:end]), link.end() + 1, close)
             continue
         _, clause_end = _clause_around(text, start, end)

@@ -357,6 +357,28 @@ _OUTPUT_ORDER = re.compile(
     r"(?:(?:always|never|not|also)\s+)*(?!be\b|been\b)[a-z]+",
     re.IGNORECASE | re.MULTILINE,
 )
+# The user's opinion about AI, said as theirs ("LLMs should cite sources, the user thinks",
+# "Las IA deben citar sus fuentes, según el usuario"): a view, not an order, unless it names
+# a brand, a product or a channel that a planted order would promote.
+_ATTRIBUTION = re.compile(
+    r"\b(?:the )?user(?:'s|’s)? (?:thinks|believes|says|said|argues|feels|insists|holds|reckons|"
+    r"finds|view|opinion)\b|\b(?:says|said|thinks|believes|argues|feels|insists) (?:the )?user\b|"
+    r"\baccording to (?:the )?user\b|\bin (?:the )?user(?:'s|’s) (?:view|opinion)\b|"
+    r"\bsegún el usuario\b|\b(?:opina|dice|cree|piensa) el usuario\b|\bel usuario (?:cree|opina|"
+    r"piensa|dice)\b|\b(?:meint|findet|sagt|glaubt) der nutzer\b|\bder nutzer (?:meint|findet|"
+    r"sagt|glaubt)\b|\blaut (?:dem )?nutzer\b|\bselon l['’]utilisateur\b|\b(?:pense|dit|estime|"
+    r"trouve) l['’]utilisateur\b|\bl['’]utilisateur (?:pense|dit|estime|trouve)\b",
+    re.IGNORECASE,
+)
+
+
+def _users_view(text: str) -> bool:
+    """Whether `text` reports the user's own view, naming no brand, product or channel."""
+    if _ATTRIBUTION.search(text) is None or new_name(text, "") is not None:
+        return False
+    return not any(pattern.search(text) for pattern, _ in _OUTBOUND)
+
+
 # A modal verb alone: what the readers of this text are told.
 _MODAL = re.compile(_MODAL_WORDS, re.IGNORECASE)
 
@@ -395,7 +417,7 @@ def find_ai_address(text: str) -> str | None:
     group = (
         _GROUP_ORDER.search(text) or _GROUP_ORDER_OTHER.search(text) or _OUTPUT_ORDER.search(text)
     )
-    if group:
+    if group and not _users_view(text):
         return _quoted(text, group.start(), _SENTENCE_END.search(text, group.end()))
     passive = _PASSIVE_ORDER.search(text)
     if passive:
@@ -627,9 +649,9 @@ def find_injection(
 # A capitalised word inside a sentence is a name; these are capitalised for other reasons.
 # Languages are names a user asks for in their own words ("respóndeme en español").
 _NOT_NAMES = frozenset(
-    "user users assistant ai i llm llms chatgpt gpt ok english french spanish german italian"
-    " portuguese dutch swedish norwegian danish finnish polish czech russian ukrainian greek"
-    " turkish arabic hebrew persian hindi urdu bengali chinese mandarin cantonese japanese"
+    "user users assistant ai ais ia ki i llm llms chatgpt gpt ok english french spanish german"
+    " italian portuguese dutch swedish norwegian danish finnish polish czech russian ukrainian"
+    " greek turkish arabic hebrew persian hindi urdu bengali chinese mandarin cantonese japanese"
     " korean vietnamese thai indonesian malay tagalog swahili latin catalan welsh irish"
     " romanian hungarian".split()
 )

@@ -746,6 +746,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "Ein starkes Passwort ist Pflicht.",
         "Le mot de passe du routeur est oublié.",
         "User's password hint is 'first pet'.",
+        'User says their password is "too long to remember".',
+        "User's Wi-Fi password is 'the usual one'.",
         "User's password manager is 'Bitwarden'.",
         "User's Wi-Fi network is called 'HomeNet'.",
         "User's password is longer than 12 characters plus a symbol.",
