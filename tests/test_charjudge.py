@@ -69,6 +69,8 @@ def test_a_feature_vector_has_unit_length() -> None:
         ("User has a splitting headache.", "ephemeral"),
         ("It sounds like the user is a teacher.", "speculative"),
         ("User liked the assistant's last answer.", "small_talk"),
+        ("用户牙龈肿了，疼得吃不下饭。", "ephemeral"),
+        ("用户夸这个回答写得不错。", "small_talk"),
     ],
 )
 def test_without_the_extra_the_ngram_model_refuses_and_explains(text: str, label: str) -> None:
@@ -85,6 +87,7 @@ def test_without_the_extra_the_ngram_model_refuses_and_explains(text: str, label
         "用户在杭州做软件工程师。",
         "用户有慢性偏头痛。",
         "用户每天坐高铁通勤。",
+        "用户有慢性胃炎，饮食要清淡。",
         "User currently lives in Berlin.",
         "User researches probability theory.",
         "User's cat is named Maybe.",
