@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .config import validate_label
 from .credentials import redact_fields
 from .errors import StateError
-from .kinds import LABELS, SCHEMA_VERSION, Scope, decayed
+from .kinds import LABELS, MEMORY_TYPES, SCHEMA_VERSION, STATUSES, Scope, decayed
 from .safeio import read_regular
 
 if TYPE_CHECKING:
@@ -202,7 +202,11 @@ def listing(rows: list[tuple[str, str, float, int, str, str, dict[str, Any]]]) -
         for memory_id, type, _c, _h, content, status, labels in rows
         for text in (memory_id, type, content, status, *_label_values(labels))
     ]
-    clean = iter(redact_fields(texts))
+    # What the program itself writes (an id mem_NNNN, a known type or status) holds no
+    # secret; everything else is scanned.
+    scanned = [text for text in texts if not _program_written(text)]
+    redacted = dict(zip(scanned, redact_fields(scanned), strict=True))
+    clean = iter([redacted.get(text, text) for text in texts])
     lines = []
     for memory_id, type, current, hits, content, status, labels in rows:
         memory_id, type, content, status = next(clean), next(clean), next(clean), next(clean)
@@ -215,6 +219,14 @@ def listing(rows: list[tuple[str, str, float, int, str, str, dict[str, Any]]]) -
             + (f"  ({', '.join(shown)})" if shown else "")
         )
     return Listing("\n".join(lines))
+
+
+_VOCABULARY = frozenset((*MEMORY_TYPES, *STATUSES))
+_PROGRAM_ID = re.compile(r"mem_\d{1,12}")
+
+
+def _program_written(text: str) -> bool:
+    return text in _VOCABULARY or _PROGRAM_ID.fullmatch(text) is not None
 
 
 def _label_values(labels: dict[str, Any]) -> list[str]:

@@ -288,3 +288,25 @@ def test_a_hand_edited_store_is_listed_by_the_library(
     assert "User likes green tea" in result.stdout
     assert "pipeline.models" in result.stderr
     assert json.loads((state / "ltm.json").read_text())["memories"][0]["mood"] == "sunny"
+
+
+def test_a_secret_stored_before_its_detector_is_hidden_by_both_paths(
+    stored: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A secret in a memory's text or in a hand-edited type is redacted on the way out,
+    with and without the quick path; the program's own ids and statuses are shown."""
+    state, env = stored
+    document = json.loads((state / "ltm.json").read_text())
+    document["memories"][0]["content"] = "User's garage door code is 4471"
+    document["memories"][1]["type"] = "sk-proj-ABCDEFGHIJKLMNOPQRSTUV"
+    (state / "ltm.json").write_text(json.dumps(document))
+    quick = invoke("memory", "list", env=env)
+    monkeypatch.setattr("pipeline.commands.quick_list", lambda s, a: None)
+    library = invoke("memory", "list", env=env)
+    for result in (quick, library):
+        assert result.returncode == 0
+        assert "4471" not in result.stdout
+        assert "ABCDEFGHIJKLMNOPQRSTUV" not in result.stdout
+        assert "mem_0001" in result.stdout
+        assert "User's garage door code is [REDACTED]" in result.stdout
+    assert quick.stdout == library.stdout
