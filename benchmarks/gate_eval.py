@@ -37,6 +37,16 @@ def load(part: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def corpus_texts() -> list[str]:
+    """Every content and user turn of every part, in file order: texts for the secret
+    finder's tests and timings."""
+    texts = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        for row in load(path.stem):
+            texts += [row["text"], *([row["user_text"]] if row.get("user_text") else [])]
+    return texts
+
+
 def user_text(row: dict[str, Any]) -> str:
     """What the user said: given for rules about the assistant; otherwise the fact itself,
     as if the user had stated it."""

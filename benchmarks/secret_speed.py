@@ -11,7 +11,6 @@ loaded before timing (once per process in real use). Each measure is the median 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -24,19 +23,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from turn_overhead import synthetic_store  # noqa: E402
 
+from benchmarks.gate_eval import corpus_texts  # noqa: E402
 from pipeline import credentials  # noqa: E402
-
-CORPUS = ROOT / "tests" / "data" / "gate_corpus"
-
-
-def corpus_texts() -> list[str]:
-    """Every content and user turn of the gate corpus, in file order."""
-    texts = []
-    for path in sorted(CORPUS.glob("*.jsonl")):
-        for line in path.read_text("utf-8").splitlines():
-            row = json.loads(line)
-            texts += [row["text"], *([row["user_text"]] if row.get("user_text") else [])]
-    return texts
 
 
 def per_call_us(texts: list[str], rounds: int) -> float:

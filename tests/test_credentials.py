@@ -15,6 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.gate_eval import corpus_texts
 from pipeline import credentials
 from pipeline.credentials import find_secrets, redact, redact_fields
 from tests import reference_credentials as reference
@@ -60,19 +61,10 @@ def _without_identity_numbers() -> Iterator[None]:
         credentials._find_secrets.cache_clear()
 
 
-def _corpus_texts() -> list[str]:
-    texts = []
-    for path in sorted(CORPUS.glob("*.jsonl")):
-        for line in path.read_text("utf-8").splitlines():
-            row = json.loads(line)
-            texts += [row["text"], *([row["user_text"]] if row.get("user_text") else [])]
-    return texts
-
-
 def test_every_corpus_text_gives_the_reference_findings() -> None:
     """On every text of the gate corpus (contents and user turns), the finder returns the
     same findings as the reference, kind and span."""
-    texts = _corpus_texts()
+    texts = corpus_texts()
     assert len(texts) > 1500
     with _without_identity_numbers():
         differ = [t for t in texts if _spans(find_secrets(t)) != _spans(reference.find_secrets(t))]
