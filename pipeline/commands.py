@@ -59,7 +59,7 @@ def run_command(handler: Handler, options: dict[str, Any], quick: Quick | None =
         finally:
             _warn(memory)
     # Memories stored before a detector knew a value are hidden on the way out too (a
-    # Listing has had each of its fields redacted).
+    # Listing has had its fields redacted already).
     if as_json:
         print(json.dumps(redact_tree(payload), ensure_ascii=False, indent=2))
     elif text:

@@ -190,13 +190,13 @@ def as_json(memory: dict[str, Any], current: float) -> dict[str, Any]:
 
 
 class Listing(str):
-    """Output whose every field is redacted already (`credentials.redact_fields`), so the
-    command does not scan it again as one text."""
+    """Output whose fields are redacted already (`credentials.redact_fields`; all but the
+    ones the program writes), so the command does not scan it again as one text."""
 
 
 def listing(rows: list[tuple[str, str, float, int, str, str, dict[str, Any]]]) -> Listing:
     """Memories as `memory list` shows them, one line each: (id, type, confidence now,
-    hits, content, status, labels), every text field redacted."""
+    hits, content, status, labels), every text field the program did not write redacted."""
     texts = [
         text
         for memory_id, type, _c, _h, content, status, labels in rows
