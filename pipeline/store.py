@@ -54,6 +54,8 @@ M = TypeVar("M", bound=BaseModel)
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
+# How to choose another folder: the state folder, or a migration's target.
+_ELSEWHERE = " (--state-dir or MEMTEST_STATE_DIR; for a migration, another --to)"
 # Errors that mean "the disk cannot take this now", not "this folder is the wrong place".
 _DISK_ERRORS = (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EROFS)
 
@@ -413,7 +415,7 @@ def _check_lock_file(paths: StatePaths) -> None:
             ) from exc
         raise StateFolderError(
             f"The state folder {paths.root} cannot be used: {exc.strerror} creating "
-            f"{paths.lock.name}. Use --state-dir or MEMTEST_STATE_DIR to choose another."
+            f"{paths.lock.name}. Choose another folder" + _ELSEWHERE + "."
         ) from exc
     os.close(fd)
 
@@ -539,7 +541,7 @@ def ensure_folder(paths: StatePaths) -> None:
     except FileExistsError as exc:
         raise StateFolderError(
             f"{exc.filename} is a file where a state folder should be; "
-            "use --state-dir to choose another folder"
+            "choose another folder" + _ELSEWHERE
         ) from exc
     except OSError as exc:
         if exc.errno in _DISK_ERRORS:
@@ -549,7 +551,7 @@ def ensure_folder(paths: StatePaths) -> None:
             ) from exc
         raise StateFolderError(
             f"The state folder {paths.root} cannot be used: {_describe(exc)}. "
-            "Use --state-dir or MEMTEST_STATE_DIR to choose another."
+            "Choose another folder" + _ELSEWHERE + "."
         ) from exc
 
 

@@ -286,6 +286,19 @@ def test_an_empty_source_or_a_bad_target_is_a_usage_error(tmp_path: Path) -> Non
         Library(tmp_path / "source", user=USER).migrate(to=" ")
 
 
+def test_a_target_folder_that_cannot_be_made_says_to_choose_another_target(
+    tmp_path: Path,
+) -> None:
+    """A target under a file: a usage error that names the folder and, beside the state
+    folder's settings, --to; the source is untouched."""
+    build_user(file_maker(tmp_path / "source"))
+    (tmp_path / "a-file").write_text("")
+    before = (tmp_path / "source" / "users" / USER / "ltm.json").read_bytes()
+    with pytest.raises(UsageError, match=r"a-file.*another --to"):
+        Library(tmp_path / "source", user=USER).migrate(to=tmp_path / "a-file" / "target")
+    assert (tmp_path / "source" / "users" / USER / "ltm.json").read_bytes() == before
+
+
 def test_a_target_folder_may_start_with_a_tilde_as_a_state_folder_may(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
