@@ -1459,11 +1459,13 @@ def _noun_kind(noun: str) -> str:
     return f"value labelled {noun.lower()!r}"
 
 
-# The name of a state file moved aside ("session.json.corrupt-20261123T223724") mixes
-# letters and digits like a key; the warning that names it must show it.
+# The name of a state file moved aside ("session.json.corrupt-20261123T223724") or of a
+# PostgreSQL session kept aside ("session.corrupt-20261123T223724123456", microseconds
+# included) mixes letters and digits like a key; the warning that names it must show it.
 # Only the time is exempt: a stem that looks random itself is still a finding.
 _SET_ASIDE_NAME = re.compile(
-    r"(?P<stem>[\w.-]+)\.jsonl?\.(?:corrupt|invalid)-\d{8}T\d{6}(?:-\d+)?(?:\.jsonl)?"
+    r"(?P<stem>[\w.-]+?)(?:\.jsonl?)?\.(?:corrupt|invalid)-\d{8}T\d{6}(?:\d{6})?(?:-\d+)?"
+    r"(?:\.jsonl)?"
 )
 
 

@@ -772,3 +772,26 @@ def test_japanese_phrases_without_separators_are_found(entropy: bytes, frame: st
     run = "".join(phrase.split())
     text = frame.format(run)
     assert run in {text[f.start : f.end] for f in find_secrets(text)}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ltm.json.corrupt-20261123T223724",
+        "ltm.json.invalid-20261123T223724-2.jsonl",
+        "session.corrupt-20261123T223724123456",  # a PostgreSQL session kept aside
+        "work.corrupt-20261123T223724123456",
+    ],
+)
+def test_the_names_of_state_kept_aside_are_shown(name: str) -> None:
+    """The warning that names a file or session kept aside shows the name: its time is
+    not a key."""
+    warning = f"the session could not be read; kept it as session {name!r}"
+    assert redact(warning) == warning
+
+
+def test_a_random_stem_before_a_set_aside_time_is_still_found() -> None:
+    """Only the time is exempt: a key in front of it is still redacted."""
+    assert "aB3dE5fG7hJ9kL2mN4pQ6rS8" not in redact(
+        "kept as aB3dE5fG7hJ9kL2mN4pQ6rS8.corrupt-20261123T223724123456"
+    )
