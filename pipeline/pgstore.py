@@ -1072,6 +1072,10 @@ def _indexed(memory: Memory) -> tuple[Any, ...]:
     )
 
 
+# Where each pool column stands among the `_INDEXED` ones.
+_POOL_AT = tuple(_INDEXED.split(", ").index(name) for name in _POOL_COLUMNS.split(", "))
+
+
 def _index_terms(tx: _Tx, user: str, memories: list[Memory]) -> None:
     """Add the terms of `memories` to `memory_terms`, one row per distinct term, each with
     its memory's pool columns."""
@@ -1107,21 +1111,9 @@ _POOL_FIELDS = (
 
 
 def _pool_values(memory: Memory) -> tuple[Any, ...]:
-    """The values of the `_POOL_COLUMNS` for one memory."""
-    from .text import terms
-
-    return (
-        memory.status,
-        memory.decay,
-        memory.confidence,
-        _micros(memory.created_at),
-        _micros(memory.last_reinforced),
-        len(terms(memory.content)) + len(_label_terms(memory)),
-        memory.project,
-        memory.agent,
-        memory.personality,
-        memory.is_global,
-    )
+    """The values of the `_POOL_COLUMNS` for one memory: those of its `_INDEXED` columns."""
+    indexed = _indexed(memory)
+    return tuple(indexed[i] for i in _POOL_AT)
 
 
 def _read_session(

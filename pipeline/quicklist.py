@@ -271,15 +271,16 @@ def quick_list(
         if getattr(args, "only_global", False) and not seen["global"]:
             continue
         if scope.admits(SimpleNamespace(**seen, is_global=seen["global"])):  # type: ignore[arg-type]
-            shown.append((memory, confidence_now(memory, now, settings.decay_horizon_hours)))
+            current = confidence_now(memory, now, settings.decay_horizon_hours)
+            shown.append((memory, seen, current))
     if args.json:
-        listed = [as_json(m, current) for m, current in shown]
+        listed = [as_json(m, current) for m, _seen, current in shown]
         return {"user_id": settings.user_id, "memories": listed}, ""
     if not shown:
         return None, f"No memories for {settings.user_id}."
     return None, listing(
         [
-            (m["id"], m["type"], c, m["hit_count"], m["content"], m["status"], labels(m))
-            for m, c in shown
+            (m["id"], m["type"], c, m["hit_count"], m["content"], m["status"], seen)
+            for m, seen, c in shown
         ]
     )
