@@ -27,11 +27,14 @@ from functools import cached_property
 
 from .text import has_cjk, is_cjk, terms
 
+# "User:" and "Human:" are role markers in capitals or after a sentence or a line; at the
+# head of a memory in any other case they label it ("User: freelance UX designer").
 _TEMPLATE_MARKERS = re.compile(
     r"<\|[a-z_ ]{2,20}\|>|\[/?INST\]|<</?SYS>>|<\s*/?\s*(?:system|instructions?|developer|"
     r"assistant|user|prompt)\s*>|^\s*#{2,}\s*(?:system|instruction|instructions|assistant|"
-    r"developer|user|response)\b|(?:^|[\n.:]\s*)(?:SYSTEM|DEVELOPER|ASSISTANT|HUMAN|USER)\s*:|"
-    r"^\s*system\s*:|\bBEGIN (?:SYSTEM )?PROMPT\b|【\s*系统\s*】|系统(?:指令|消息|提示)\s*[:：]",
+    r"developer|user|response)\b|(?:^|[\n.:]\s*)(?:SYSTEM|DEVELOPER|ASSISTANT)\s*:|"
+    r"[\n.:]\s*(?:HUMAN|USER)\s*:|\A\s*(?-i:HUMAN|USER)\s*:|^\s*system\s*:|"
+    r"\bBEGIN (?:SYSTEM )?PROMPT\b|【\s*系统\s*】|系统(?:指令|消息|提示)\s*[:：]",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -619,6 +622,15 @@ def find_template_marker(text: str) -> str | None:
 def is_assistant_rule(text: str, subject: str = "user") -> bool:
     """Whether `text` is about how the assistant should behave."""
     return subject == "assistant" or _DIRECTED.search(text) is not None
+
+
+_NAMES_ASSISTANT = re.compile(rf"\b(?:{_ASSISTANT})\b|助手|人工智能|机器人|你", re.IGNORECASE)
+
+
+def names_assistant(text: str, subject: str = "user") -> bool:
+    """Whether `text` is said to the assistant or of it by name, not only shaped like an
+    order ("Share link for the tax documents: ..." reads as one)."""
+    return subject == "assistant" or _NAMES_ASSISTANT.search(text) is not None
 
 
 def find_injection(
