@@ -9,7 +9,11 @@ near misses; written and committed before the rules for them, never tuned on) an
 `heldout3` (written before the judge's second round of training; never trained or
 tuned on), `heldout4` (300 rows, 22% Chinese, written by an author who saw neither the
 other parts nor the code, committed before the work it measures; never trained or tuned on)
-and `heldout5` (300 rows, 32% Chinese, written the same way before the next round of work).
+`heldout5` (300 rows, 32% Chinese, written the same way before the next round of work),
+and `heldout6` (300 rows, 32% Chinese, candidates phrased as a reflecting model proposes
+them) and `heldout7` (300 rows, 31% Chinese, hostile phrasings of secrets and planted
+instructions), written the same way by two authors and committed before the work they
+measure.
 For each part it compares the gate with its own parts: the lexical rules alone; the
 character n-gram model alone and after the rules (the gate without the semantic extra);
 the learned judge alone (n-grams and embedding together) and the full gate (rules plus
@@ -18,7 +22,7 @@ without its concept's fold (as train_judge.py chooses its settings), and the shi
 judges, trained on all of it, are shown for reference.
 
     python benchmarks/gate_quality.py [--errors] [--no-cv]
-        [--parts tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5]
+        [--parts tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7]
 """
 
 from __future__ import annotations
@@ -108,7 +112,8 @@ def cross_validated(rows: list[dict], policy: Policy) -> dict[str, Score]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--parts", default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5"
+        "--parts",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument("--no-cv", action="store_true", help="tune: only the shipped judge")
