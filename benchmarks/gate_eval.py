@@ -27,6 +27,8 @@ CLASSES = (
     "secret",
     "injection",
 )
+# The parts the judges learn from; heldout6 and heldout7 are only ever scored.
+TRAIN_PARTS = ("tune", "heldout", "final", "blind", "heldout2", "heldout3", "heldout4", "heldout5")
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 

@@ -31,10 +31,19 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.gate_eval import CLASSES, CORPUS, Score, load, score, score_judge_alone
+from benchmarks.gate_eval import (
+    CLASSES,
+    CORPUS,
+    TRAIN_PARTS,
+    Score,
+    load,
+    score,
+    score_judge_alone,
+)
 from pipeline.embeddings import Embedder, semantic_available
 from pipeline.judge import Judge
 from pipeline.models import Policy
@@ -78,15 +87,27 @@ def summary(name: str, s: Score) -> str:
     )
 
 
+_FOLD_JUDGES: list[Judge] = []
+
+
+def _fold_judges(cache: Any) -> list[Judge]:
+    """The judges trained without each fold, trained once per run."""
+    from benchmarks.train_judge import fold_judges
+
+    if not _FOLD_JUDGES:
+        _FOLD_JUDGES.extend(fold_judges(cache)[1])
+    return _FOLD_JUDGES
+
+
 def cross_validated(rows: list[dict], policy: Policy) -> dict[str, Score]:
     """Gate and judge alone on `rows` (tune), with and without the embedding model, each
     row judged by the models trained without its fold, with the shipped settings
     (regularisation and thresholds)."""
-    from benchmarks.train_judge import fold_judges, fold_of
+    from benchmarks.train_judge import fold_of
     from benchmarks.vector_cache import DEFAULT, VectorCache
 
     cache = VectorCache(DEFAULT)
-    _, judges = fold_judges(cache)
+    judges = _fold_judges(cache)
     out: dict[str, dict[int, tuple[str, str]]] = {}
     for k, judge in enumerate(judges):
         mine = [i for i, r in enumerate(rows) if fold_of(r["concept"]) == k]
@@ -137,7 +158,8 @@ def main() -> None:
         alone = score_judge_alone(rows, judge=judge) if judge else None
         chars_gate = score(rows, judge=chars, policy=policy)
         chars_alone = score_judge_alone(rows, judge=chars)
-        cv = cross_validated(rows, policy) if judge and part == "tune" and not args.no_cv else None
+        trained = part in TRAIN_PARTS
+        cv = cross_validated(rows, policy) if judge and trained and not args.no_cv else None
         print(f"\n## {part}: {len(rows)} candidates")
         print(
             f"{'configuration':<32} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "

@@ -1,14 +1,17 @@
-"""Train the gate's two judges on the tune part of the corpus and write pipeline/judge/.
+"""Train the gate's two judges on the training parts of the corpus and write pipeline/judge/.
 
 The embedding model (`judge.npz`, English rows) and the character n-gram model
-(`chars.bin`, `chars.json`, every row). Only training data is read: the tune part of the
-gate corpus (`tests/data/gate_corpus/tune.jsonl`) and the judge's own training sentences
-(`tests/data/judge_train/*.jsonl`); the evaluation parts are never read. The
+(`chars.bin`, `chars.json`, every row). Only training data is read: the parts of the gate
+corpus in `TRAIN_PARTS` (`tune` and the parts that were held out before heldout6 and
+heldout7 were written) and the judge's own training sentences
+(`tests/data/judge_train/*.jsonl`); heldout6 and heldout7 are never read. The
 regularisation, the way the two models are combined and each class's rejection threshold
 are chosen by 5-fold cross-validation over concepts (all phrasings of one concept fall
 in the same fold, so a fold never sees a paraphrase of its own test rows). Thresholds are
 scored where the judge decides in the gate: on the rows the rules let through, with an
-injection counted only when the text is a rule for the assistant. Three sets are chosen:
+injection counted only when the text is a rule for the assistant. The probability of
+"durable" at which the judge sets aside a word rule's refusal (a time word, a hedge, a
+word of small talk) is scored on the rows those rules refuse. Three sets are chosen:
 English with both models, English with n-grams alone (no semantic extra), and Chinese
 (n-grams alone).
 Secrets are left out (values are the detector's job), and low-confidence rows count as
@@ -31,10 +34,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.char_features import Sparse, quantised, train_chars
-from benchmarks.gate_eval import load, user_text
+from benchmarks.gate_eval import TRAIN_PARTS, load, user_text
 from benchmarks.vector_cache import DEFAULT, VectorCache
 from pipeline import charjudge
-from pipeline.charjudge import CharModel
+from pipeline.charjudge import NEVER, CharModel
 from pipeline.directives import is_assistant_rule
 from pipeline.gate import screen_rules
 from pipeline.judge import (
@@ -119,11 +122,32 @@ def choose_thresholds(probabilities: np.ndarray, rows: list[Row]) -> tuple[float
     return cost(probabilities, rows, thresholds), thresholds
 
 
+OVERRULE_GRID = (*THRESHOLD_GRID, 0.98, NEVER)
+
+
+def overrule_cost(probabilities: np.ndarray, rows: list[Row], threshold: float) -> float:
+    """On the rows a word rule refuses: a durable fact left refused, and a refusal set aside
+    wrongly (junk the rules had caught, kept), each weighed as a durable fact lost, so the
+    judge sets a refusal aside only where it is right more often than wrong."""
+    total = 0.0
+    for p, row in zip(probabilities, rows, strict=True):
+        if row.lexical and (p[0] >= threshold) != (row.label == "durable"):
+            total += DURABLE_LOSS
+    return total
+
+
+def choose_overrule(probabilities: np.ndarray, rows: list[Row]) -> tuple[float, float]:
+    """The probability of "durable" that sets a word rule's refusal aside, and its cost
+    (ties keep the higher threshold)."""
+    best = min(OVERRULE_GRID, key=lambda t: (overrule_cost(probabilities, rows, t), -t))
+    return overrule_cost(probabilities, rows, best), best
+
+
 TRAIN = Path(__file__).resolve().parent.parent / "tests" / "data" / "judge_train"
 
 
 def training_rows() -> list[tuple[dict, str]]:
-    rows = [(r, judge_label(r)) for r in load("tune")]
+    rows = [(r, judge_label(r)) for part in TRAIN_PARTS for r in load(part)]
     for path in sorted(TRAIN.glob("*.jsonl")):
         with path.open(encoding="utf-8") as f:
             extra = [json.loads(line) for line in f if line.strip()]
@@ -140,6 +164,7 @@ class Row:
     concept: str
     left_to_judge: bool  # the rules let it through, so the judge decides it
     directed: bool  # a rule for the assistant: only then does an injection verdict count
+    lexical: bool = False  # refused by a word rule alone, which the judge may set aside
 
 
 def gate_rows() -> list[Row]:
@@ -148,9 +173,10 @@ def gate_rows() -> list[Row]:
     out = []
     for r, label in training_rows():
         subject = r.get("subject", "user")
-        left = screen_rules(r["text"], policy, subject=subject, user_text=user_text(r)) is None
+        screen = screen_rules(r["text"], policy, subject=subject, user_text=user_text(r))
         directed = is_assistant_rule(r["text"], subject)
-        out.append(Row(r["text"], label, r["concept"], left, directed))
+        lexical = screen is not None and screen.lexical
+        out.append(Row(r["text"], label, r["concept"], screen is None, directed, lexical))
     return out
 
 
@@ -201,6 +227,8 @@ def char_model(w: np.ndarray, b: np.ndarray, meta: dict) -> CharModel:
         tuple(float(x) for x in b),
         meta["char_thresholds"],
         meta["char_thresholds_cjk"],
+        overrule=meta.get("char_overrule", NEVER),
+        overrule_cjk=meta.get("char_overrule_cjk", NEVER),
     )
 
 
@@ -223,7 +251,7 @@ def fold_judges(cache: VectorCache) -> tuple[list[Row], list[Judge]]:
             )
             for label in LABELS[1:]
         }
-        classifier = Classifier(w, b, meta["thresholds"])
+        classifier = Classifier(w, b, meta["thresholds"], meta.get("overrule", NEVER))
         judges.append(Judge(cache, classifier, examples, char_model(cw, cb, meta)))
     return rows, judges
 
@@ -262,12 +290,30 @@ def main() -> None:
         c_both, thresholds = choose_thresholds(combine(p, p_chars[~cjk]), english)
         print(f"embedding l2 {l2:g}: English alone {c_emb:.0f}, with n-grams {c_both:.0f}")
         if best is None or c_both < best[0]:
-            best = (c_both, l2, thresholds)
+            best = (c_both, l2, thresholds, combine(p, p_chars[~cjk]))
     assert best is not None
-    cost_, l2, thresholds = best
+    cost_, l2, thresholds, p_both = best
     left = sum(r.left_to_judge for r in rows)
     print(f"chosen: embedding l2 {l2:g} x n-grams l2 {char_l2:g}, {thresholds} (cost {cost_:.0f})")
     print(f"n-grams alone: English {t_en}, Chinese {t_zh}; {left} of {len(rows)} rows reach it")
+
+    never = {
+        "English": overrule_cost(p_both, english, NEVER),
+        "English n-grams": overrule_cost(p_chars[~cjk], english, NEVER),
+        "Chinese": overrule_cost(p_chars[cjk], chinese, NEVER),
+    }
+    (c_over, overrule), (c_over_en, overrule_en), (c_over_zh, overrule_zh) = (
+        choose_overrule(p_both, english),
+        choose_overrule(p_chars[~cjk], english),
+        choose_overrule(p_chars[cjk], chinese),
+    )
+    lexical = sum(r.lexical for r in rows)
+    print(
+        f"word rules' refusals set aside from p(durable) >= {overrule} (English, cost "
+        f"{c_over:.0f} against {never['English']:.0f} never), {overrule_en} (English n-grams, "
+        f"{c_over_en:.0f} against {never['English n-grams']:.0f}), {overrule_zh} (Chinese, "
+        f"{c_over_zh:.0f} against {never['Chinese']:.0f}); {lexical} rows refused by a word rule"
+    )
 
     w, b = train(vectors, [r.label for r in english], l2=l2)
     meta = {
@@ -275,7 +321,10 @@ def main() -> None:
         "char_l2": char_l2,
         "char_thresholds": t_en,
         "char_thresholds_cjk": t_zh,
-        "trained_on": ["tests/data/gate_corpus/tune.jsonl", "tests/data/judge_train/*.jsonl"],
+        "char_overrule": overrule_en,
+        "char_overrule_cjk": overrule_zh,
+        "trained_on": [f"tests/data/gate_corpus/{part}.jsonl" for part in TRAIN_PARTS]
+        + ["tests/data/judge_train/*.jsonl"],
     }
     # Only the rejecting classes' examples ship: a pass needs no example to explain it.
     examples = {
@@ -286,7 +335,7 @@ def main() -> None:
         for label in LABELS[1:]
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_bytes(pack(Classifier(w, b, thresholds), examples, meta))
+    OUT.write_bytes(pack(Classifier(w, b, thresholds, overrule), examples, meta))
     print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB)")
 
     cw, cb = train_chars(features, [r.label for r in rows], l2=char_l2)
@@ -299,6 +348,8 @@ def main() -> None:
             "bias": [round(float(x), 6) for x in cb],
             "thresholds": t_en,
             "thresholds_cjk": t_zh,
+            "overrule": overrule_en,
+            "overrule_cjk": overrule_zh,
         },
     )
     charjudge.WEIGHTS_FILE.write_bytes(weights)

@@ -33,6 +33,7 @@ LABELS = ("durable", "ephemeral", "speculative", "small_talk", "injection")
 WEIGHTS_FILE = Path(__file__).parent / "judge" / "chars.bin"
 META_FILE = Path(__file__).parent / "judge" / "chars.json"
 GRAM_SIZES = (1, 2, 3, 4)
+NEVER = 1.01  # a threshold no probability reaches
 
 _DIGIT = re.compile(r"\d")
 _SPACE = re.compile(r"\s+")
@@ -95,6 +96,10 @@ class CharModel:
     thresholds: dict[str, float]
     thresholds_cjk: dict[str, float]
     scale: float = 1.0  # the shipped weights are int8: each one times this
+    # How sure of "durable" the model must be to keep a text a word rule refused (above 1:
+    # never), for English and for Chinese.
+    overrule: float = NEVER
+    overrule_cjk: float = NEVER
 
     def probabilities(self, text: str) -> list[float]:
         """The probability of each label for `text` (softmax of the linear scores)."""
@@ -124,6 +129,10 @@ class CharModel:
         if label == "durable":
             return CharVerdict(label, probability)
         return CharVerdict(label, probability, self.weighed_most(text, label))
+
+    def overrule_at(self, text: str) -> float:
+        """The probability of "durable" that keeps `text` over a word rule's refusal."""
+        return self.overrule_cjk if has_cjk(text) else self.overrule
 
     def weighed_most(self, text: str, label: str, count: int = 3) -> tuple[str, ...]:
         """The n-grams of `text` that pushed it furthest from durable towards `label`
@@ -163,4 +172,6 @@ def load_chars() -> CharModel:
         dict(meta["thresholds"]),
         dict(meta["thresholds_cjk"]),
         float(meta["scale"]),
+        float(meta.get("overrule", NEVER)),
+        float(meta.get("overrule_cjk", NEVER)),
     )

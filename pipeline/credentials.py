@@ -217,13 +217,17 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "router",
     "padlock",
     "lock",
+    "lock ?box(?:es)?",
+    "key ?safe",
+    "key ?box(?:es)?",
 )
 # Chinese nouns need no word boundary: Chinese is written without spaces.
 SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
     (
         "密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
         "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
-        "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁"
+        "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
+        "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号"
     ).split("|")
 )
 
@@ -293,6 +297,10 @@ _UNIT_WORDS = frozenset(
     numbers day days week weeks month months year years hour hours minute minutes time
     times percent euros dollars pounds yuan am pm km miles kg""".split()
 )
+_STREET_WORDS = frozenset(
+    "street st avenue ave road rd lane ln boulevard blvd drive dr way place square".split()
+)
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
@@ -344,6 +352,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _url_secrets(text)
     found += _checksummed(text)
     found += _recovery_phrases(text)
+    found += _named_phrases(text)
     found += _other_language_phrases(text)
     found += _labelled_values(text)
     found += _other_language_values(text)
@@ -722,6 +731,39 @@ def _recovery_phrases(text: str) -> Iterator[Finding]:
         run = []
 
 
+# A phrase shorter than a wallet's, or of words from no list, is still one when a recovery
+# noun before it names it: "Seed phrase for her Ledger: orbit cactus velvet ladder hungry
+# plate", "钱包助记词是河流 灯塔 苹果 沙漠 星辰 铁轨". Prose after such a noun ("is stored on a
+# steel plate in the safe") breaks a run of list words within a few words.
+MIN_NAMED_PHRASE_WORDS = 6
+_NAMED_GAP = re.compile(r"^[\s,;.\-()\d\"'“”]*$")
+_NAMED_HAN_PHRASE = re.compile(
+    r"[:：是为為]\s*((?:[\u4e00-\u9fff]{1,4}[ \u3000,，、]+){5,}[\u4e00-\u9fff]{1,4})"
+)
+
+
+def _named_phrases(text: str) -> Iterator[Finding]:
+    """Runs of six or more list words, or of short Chinese words set apart, after a
+    recovery noun."""
+    noun = _RECOVERY_NOUN.search(text)
+    if noun is None:
+        return
+    for han in _NAMED_HAN_PHRASE.finditer(text, noun.end()):
+        yield Finding("recovery phrase", han.start(1), han.end(1))
+    wordlist = _bip39_words()
+    run: list[re.Match[str]] = []
+    for m in [*_WORD.finditer(text, noun.end()), None]:
+        if m is not None and m.group().lower() in wordlist:
+            # A colon ends the words that name the phrase ("seed phrase: orbit ...").
+            if run and not _NAMED_GAP.match(text[run[-1].end() : m.start()]):
+                run = []
+            run.append(m)
+            continue
+        if len(run) >= MIN_NAMED_PHRASE_WORDS:
+            yield Finding("recovery phrase", run[0].start(), run[-1].end())
+        run = []
+
+
 # --- Recovery phrases in the other BIP-39 word lists -----------------------------------------
 # The `mnemonic` package ships a word list per language; each is read the first time a text
 # holds a run of words in its script. Every list but the Chinese ones is written with a
@@ -1092,7 +1134,9 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         for i, m in enumerate(after):
             linked = i == 0 or _COPULA.match(text[end : m.start()]) is not None
             spaced = _spaced_digits(text, after, i)
-            if spaced and linked:
+            # Single digits one space apart are a code read out wherever they stand in
+            # the clause ("the lockbox opens with 6 1 8 3").
+            if spaced and (linked or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
                 yield Finding(_noun_kind(noun), *spaced)
                 continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
@@ -1310,6 +1354,9 @@ def _digit_values(text: str, start: int, end: int, *, weak: bool) -> Iterator[Fi
                 yield Finding(_noun_kind(noun), span[0], span[1])
 
 
+_DIGIT_BY_DIGIT = re.compile(r"\d(?: \d){3,}")
+
+
 def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
     """The span of a number written in groups ("9 0 1 3", "945 807 3022") that starts at
     token `i`: two or more groups of digits, one space apart, four digits or more in all."""
@@ -1401,10 +1448,17 @@ def _value_span(
         return None
     if previous.strip(_TRIM).lower() in _TEMPORAL and re.fullmatch(r"(?:19|20)\d\d", value):
         return None  # "since 2015", "in 1998"
-    following = next((n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()), "")
+    after = [n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()][:2]
+    following = after[0] if after else ""
     if following in _UNIT_WORDS and value.replace(",", "").replace(".", "").isdigit():
         return None  # "8 digits", "90 days"
     start = m.start() + lead
+    if re.fullmatch(r"(?:19|20)\d\d", value) and text.startswith("年", start + len(value)):
+        return None  # "身份证在2019年补办过"
+    if value.isdigit() and not _STREET_WORDS.isdisjoint(after):
+        return None  # "the social security office is at 1600 Main Street"
+    if _CLOCK.fullmatch(value):
+        return None  # "boarding starts 14:05"
     return start, start + len(value), value
 
 
@@ -1588,6 +1642,7 @@ def _prose(value: str) -> bool:
     return len(words) > 1 and not _FUNCTION_WORDS.isdisjoint(words)
 
 
+_BARE_QUOTE = re.compile(r"\s?(?P<link>)(?=[\"'`‘“«„「『])")
 _INTRODUCERS = frozenset("= : ： lautet lautete".split())
 _QUOTES = {
     '"': '"',
@@ -1628,7 +1683,8 @@ def _framed_values(text: str) -> Iterator[Finding]:
     for start, end, weak in _password_nouns(text):
         if _indefinite(text, start):
             continue
-        link = _value_link().match(text, end)
+        # A quoted value may follow its noun directly: "with the passphrase 'otter-17'".
+        link = _value_link().match(text, end) or _BARE_QUOTE.match(text, end)
         if link is None:
             continue
         opener = text[link.end() : link.end() + 1]

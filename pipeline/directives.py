@@ -571,7 +571,14 @@ _LIFTS_SAFETY = re.compile(
     r"|\b(?:unlocks?|enables?|activates?|turns? on|switch(?:es)? (?:on|to))\b.{0,30}\b(?:"
     r"unrestricted|uncensored|unfiltered|developer|admin|god|jailbreak|dan)\s+mode\b"
     r"|(?:安全|限制|规则|过滤|审核|约束).{0,10}(?:无效|失效|不适用|不再适用|已关闭|已解除|已取消)|"
-    r"(?:解锁|开启|进入).{0,6}(?:无限制|开发者|管理员|越狱)模式",
+    r"(?:解锁|开启|进入).{0,6}(?:无限制|开发者|管理员|越狱)模式"
+    # Warnings of fraud and attack turned off: the warning is the safety rule.
+    r"|\b(?:never|not|don't|do not|doesn't|does not|stop|no longer|without)\s+(?:\w+\s+){0,2}?"
+    r"(?:warn|warns|warning|flag|flags|flagging|alert|alerts|alerting|caution|cautioning)\b"
+    r".{0,40}\b(?:phishing|scams?|fraud\w*|suspicious|malicious|malware|viruses|virus|unsafe)\b"
+    r"|\b(?:skip|skips|omit|omits|drop|drops|suppress|suppresses|leave out|leaves out)\s+"
+    r"(?:\w+\s+){0,2}?(?:phishing|scam|fraud|security|malware) (?:warnings?|alerts?|checks?)\b"
+    r"|(?:不要|别|不用|无需|不必|停止|不再)(?:再)?(?:提醒|警告|提示).{0,12}(?:诈骗|钓鱼|可疑|恶意|病毒)",
     re.IGNORECASE,
 )
 _HIDDEN = re.compile(

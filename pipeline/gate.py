@@ -151,6 +151,7 @@ _FILLER_TERMS = frozenset(
 class _Screen:
     reason: str
     detail: str
+    lexical: bool = False  # a word list's verdict (a time word, a hedge), not a value's
 
 
 def _first_match(text: str, screen: list[tuple[re.Pattern[str], str]]) -> tuple[str, str] | None:
@@ -202,9 +203,10 @@ def screen_content(
     themselves); `judge` is the learned judgement.
     """
     similarity = _similarity(judge)
-    return screen_rules(
-        text, policy, subject=subject, user_text=user_text, similarity=similarity
-    ) or screen_judged(text, subject=subject, judge=judge)
+    screen = screen_rules(text, policy, subject=subject, user_text=user_text, similarity=similarity)
+    if screen is not None and overruled(screen, text, judge) is None:
+        return screen
+    return None if screen is not None else screen_judged(text, subject=subject, judge=judge)
 
 
 def screen_rules(
@@ -234,15 +236,19 @@ def screen_rules(
         return _Screen("injection", injection.detail + also)
     if secret:
         return _Screen("secret", f"contains {_article(secret)} {secret}")
+    # Talk about the conversation with a time word in it ("User said goodbye and see you
+    # tomorrow") is small talk: the time word dates the talk, not a state of the user. A
+    # guess drawn from the talk ("probably vegetarian, since they asked about tofu") is a
+    # guess.
     for screen, reason in (
         (_INJECTION_PHRASES, "injection"),
-        (_EPHEMERAL, "ephemeral"),
         (_SPECULATIVE, "speculative"),
         (_SMALL_TALK, "small_talk"),
+        (_EPHEMERAL, "ephemeral"),
     ):
         hit = _first_match(stripped, screen)
         if hit:
-            return _Screen(reason, f"{hit[1]} ({hit[0]!r})")
+            return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
     # A CJK character carries about as much as a short English word.
     length = len(stripped) + 2 * count_cjk(stripped)
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
@@ -252,6 +258,19 @@ def screen_rules(
 
 def _carries(injection: Injection) -> bool:
     return injection.rule.startswith("a rule for the assistant that carries")
+
+
+def overruled(screen: _Screen, text: str, judge: Judge | None) -> str | None:
+    """Why a word rule's refusal of `text` is set aside, or None: the judge reads the text
+    as durable, surely enough ("User likes to be greeted by their first name" holds a word
+    of small talk; "At present the user's job is on an ambulance crew", a time word). A
+    refusal for a value or an instruction is never set aside."""
+    if not screen.lexical or judge is None:
+        return None
+    verdict = judge.overrules(as_judged(text.strip()))
+    if verdict is None:
+        return None
+    return f"kept over the rule {screen.detail}: {verdict.detail}"
 
 
 def screen_judged(text: str, *, subject: str = "user", judge: Judge | None) -> _Screen | None:
@@ -296,8 +315,9 @@ def _prepare_judge(
     user_text: str | None,
     judge: Judge,
 ) -> None:
-    """Embed in one batch what the judge will read: new texts the rules let through (the
-    user's words too when one is a rule for the assistant, whose support they decide). A
+    """Embed in one batch what the judge will read: new texts the rules let through or
+    refused by a word alone (the user's words too when one is a rule for the assistant,
+    whose support they decide). A
     repeat of a stored memory or a reinforcement of a shown one only strengthens what was
     already judged, so it is never embedded for the judge."""
     # (text, subject, whether a stored repeat of it would be merged), cheapest checks first.
@@ -308,12 +328,13 @@ def _prepare_judge(
         if not (c.action == "reinforce" and c.target_id in aliases)
     ]
     items += [(r.new_content.strip(), "user", False) for r in revisions if r.new_content]
-    texts = [
-        text
-        for text, subject, merges in items
-        if screen_rules(text, policy, subject=subject, user_text=user_text) is None
-        if not (merges and stored.find(_Fingerprint.of(text)) is not None)
-    ]
+    texts = []
+    for text, subject, merges in items:
+        screen = screen_rules(text, policy, subject=subject, user_text=user_text)
+        if screen is not None and screen.lexical:
+            texts.append(text)  # the judge may set a word rule's refusal aside
+        elif screen is None and not (merges and stored.find(_Fingerprint.of(text)) is not None):
+            texts.append(text)
     if user_text is not None and any(
         is_assistant_rule(t, subject) for t, subject, _ in items if t in texts
     ):
@@ -531,11 +552,14 @@ def gate(
             continue
         screen = screen_rules(
             c.content, policy, subject=c.subject, user_text=user_text, similarity=similarity
-        ) or _secret_in_reason(c.reason)
+        )
+        explicit = explicit_turn and c.explicit
+        confident = c.confidence >= policy.min_confidence or explicit
+        kept_over = overruled(screen, c.content, judge) if screen and confident else None
+        screen = (None if kept_over else screen) or _secret_in_reason(c.reason)
         if screen:
             decide("rejected", screen.reason, screen.detail)
             continue
-        explicit = explicit_turn and c.explicit
         if c.confidence < policy.min_confidence and not explicit:
             decide(
                 "rejected",
@@ -570,7 +594,7 @@ def gate(
             decide("rejected", "duplicate", "repeats another candidate of this turn")
             continue
         # Judged last: only a new memory needs it, and the judge is the costly check.
-        judged = screen_judged(c.content, subject=c.subject, judge=judge)
+        judged = None if kept_over else screen_judged(c.content, subject=c.subject, judge=judge)
         if judged:
             decide("rejected", judged.reason, judged.detail)
             continue
@@ -578,7 +602,7 @@ def gate(
             accepted_prints.append(fingerprint)
             accepted_index.add(fingerprint)
             explicit_count += 1
-            decide("accepted", "ok", "asked for explicitly", explicit=True)
+            decide("accepted", "ok", kept_over or "asked for explicitly", explicit=True)
             continue
         if len(accepted_prints) - explicit_count >= allowed:
             if created_last_day + len(accepted_prints) - explicit_count >= policy.max_per_day:
@@ -593,7 +617,7 @@ def gate(
         accepted_prints.append(fingerprint)
         accepted_index.add(fingerprint)
         detail = "nothing to reinforce; stored as new" if c.action == "reinforce" else ""
-        decide("accepted", "ok", detail)
+        decide("accepted", "ok", "; ".join(filter(None, (detail, kept_over))))
 
     rev_out = _decide_revisions(
         revisions,

@@ -32,7 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .charjudge import CharModel, load_chars
+from .charjudge import NEVER, CharModel, load_chars
 from .text import has_cjk
 
 if TYPE_CHECKING:
@@ -73,6 +73,7 @@ class Classifier:
     weights: np.ndarray
     bias: np.ndarray
     thresholds: dict[str, float]
+    overrule: float = NEVER  # how sure of "durable" to keep a text a word rule refused
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,14 @@ class Judge:
         self._verdicts[text] = verdict
         return verdict
 
+    def overrules(self, text: str) -> JudgeVerdict | None:
+        """The verdict that keeps `text` over a word rule's refusal (a time word, a hedge, a
+        word of small talk), or None: "durable", held to a probability chosen by
+        cross-validation on the rows those rules refuse."""
+        verdict = self.judge(text)
+        needed = self.classifier.overrule if self.embeds(text) else self.chars.overrule_at(text)
+        return verdict if verdict.label == "durable" and verdict.probability >= needed else None
+
     def _judge_both(self, text: str) -> JudgeVerdict:
         """Both models at once: their probabilities multiplied and normalised (a sum of
         log-probabilities), held to the thresholds chosen for that product."""
@@ -212,7 +221,9 @@ def load_classifier() -> Classifier:
     build a judge every turn)."""
     npz = _read()
     meta = json.loads(npz["meta"].tobytes())
-    return Classifier(npz["weights"], npz["bias"], dict(meta["thresholds"]))
+    return Classifier(
+        npz["weights"], npz["bias"], dict(meta["thresholds"]), float(meta.get("overrule", NEVER))
+    )
 
 
 @cache
@@ -250,7 +261,7 @@ def pack(classifier: Classifier, examples: dict[str, Examples], meta: dict[str, 
         ),
         example_texts=utf8([t for lab in LABELS[1:] for t in examples[lab].texts]),
         example_labels=utf8(labels),
-        meta=utf8({**meta, "thresholds": classifier.thresholds}),
+        meta=utf8({**meta, "thresholds": classifier.thresholds, "overrule": classifier.overrule}),
     )
     return buffer.getvalue()
 

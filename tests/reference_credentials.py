@@ -122,10 +122,12 @@ _SENSITIVE_NOUN = re.compile(
     r"(?:access|api|auth|bearer|refresh|session|bot|personal access|github|slack) tokens?|"
     r"private keys?|ssh keys?|user ?name and password|unlock(?:s|ed|ing)?|"
     r"(?:sign|log)(?:s|ged|ging)? ?(?:in|on)(?:to)?|social|codes?|vault|(?:front |back )?door|"
-    r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock)\b"
+    r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock|lock ?box(?:es)?|"
+    r"key ?safe|key ?box(?:es)?)\b"
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
-    r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁",
+    r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
+    r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -136,6 +138,9 @@ _UNIT_WORDS = frozenset(
     """digit digits character characters char chars letter letters word words number
     numbers day days week weeks month months year years hour hours minute minutes time
     times percent euros dollars pounds yuan am pm km miles kg""".split()
+)
+_STREET_WORDS = frozenset(
+    "street st avenue ave road rd lane ln boulevard blvd drive dr way place square".split()
 )
 _TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
@@ -309,7 +314,9 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         for i, m in enumerate(after):
             linked = i == 0 or _COPULA.match(text[noun.end() : m.start()]) is not None
             spaced = _spaced_digits(text, after, i)
-            if spaced and linked:
+            # Single digits one space apart are a code read out wherever they stand in
+            # the clause ("the lockbox opens with 6 1 8 3").
+            if spaced and (linked or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
                 yield Finding(_noun_kind(noun.group()), *spaced)
                 continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
@@ -324,6 +331,9 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue
             if span and _is_value(span[2], linked=False):
                 yield Finding(_noun_kind(noun.group()), span[0], span[1])
+
+
+_DIGIT_BY_DIGIT = re.compile(r"\d(?: \d){3,}")
 
 
 def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
@@ -394,10 +404,17 @@ def _value_span(
         return None
     if previous.strip(_TRIM).lower() in _TEMPORAL and re.fullmatch(r"(?:19|20)\d\d", value):
         return None  # "since 2015", "in 1998"
-    following = next((n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()), "")
+    after = [n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()][:2]
+    following = after[0] if after else ""
     if following in _UNIT_WORDS and value.replace(",", "").replace(".", "").isdigit():
         return None  # "8 digits", "90 days"
     start = m.start() + lead
+    if re.fullmatch(r"(?:19|20)\d\d", value) and text.startswith("年", start + len(value)):
+        return None  # "身份证在2019年补办过"
+    if value.isdigit() and not _STREET_WORDS.isdisjoint(after):
+        return None  # "the social security office is at 1600 Main Street"
+    if re.fullmatch(r"\d{1,2}:\d{2}(?::\d{2})?", value):
+        return None  # "boarding starts 14:05"
     return start, start + len(value), value
 
 

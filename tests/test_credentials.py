@@ -30,11 +30,12 @@ def _spans(found: list) -> list[tuple[str, int, int]]:
 
 
 # The kinds the reference does not have: identity numbers by their check digits, recovery
-# phrases in the other BIP-39 lists, licence, permit and member numbers, and values next to
-# the password nouns of other languages or spelled out. Each is tested
+# phrases in the other BIP-39 lists or named by a recovery noun, licence, permit and member
+# numbers, and values next to the password nouns of other languages or spelled out. Each is tested
 # directly below; the comparison with the reference runs without them.
 NEWER_KINDS = (
     "_identity_numbers",
+    "_named_phrases",
     "_other_language_phrases",
     "_document_numbers",
     "_other_language_values",
@@ -720,6 +721,17 @@ PROBED_SECRETS = [
     # A key copied in groups.
     ("User's AWS key is AKIA IOSF ODNN 7EXA MPLE", "AKIA IOSF ODNN 7EXA MPLE"),
     ("Backup key: 9fQ2-xK7p-Lm3Z-8vRt-Qw4e", "9fQ2-xK7p-Lm3Z-8vRt-Qw4e"),
+    # A phrase shorter than a wallet's, or of words from no list, named by a recovery noun.
+    (
+        "Seed phrase for her Ledger: orbit cactus velvet ladder hungry plate ozone drift",
+        "orbit cactus velvet ladder hungry plate ozone drift",
+    ),
+    ("用户的钱包助记词：河流 灯塔 苹果 沙漠 星辰 铁轨 秋天", "河流 灯塔 苹果 沙漠 星辰 铁轨 秋天"),
+    # A quoted value right after its noun, and more Chinese identity nouns.
+    ("User signs in with the passphrase 'purple-otter-seventeen'.", "purple-otter-seventeen"),
+    ("用户的个税纳税人识别号是 91330106MA2KX7Q83R", "91330106MA2KX7Q83R"),
+    # A code read out digit by digit, away from its noun.
+    ("The lockbox at the holiday flat opens with 6 1 8 3", "6 1 8 3"),
 ]
 
 
@@ -751,11 +763,18 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User never shares the CVV with 3 shops.",
         "Hasło reklamowe firmy brzmi dobrze.",
         "ひらがなだけでかいたぶんしょうはとてもよみにくいのでかんじをつかいましょう",
+        "User's seed phrase is stamped on a steel plate kept in the safe.",
+        "用户的助记词抄在纸上，放在保险柜里。",
+        "User's password manager is called 'Bitwarden'.",
+        "用户的身份证在2019年补办过一次。",
+        "User's social security office is at 1600 Main Street.",
+        "User is at gate B12, boarding starts 14:05 today.",
+        "User bought a lockbox for 40 euros.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
-    """Adjectives after a copula, passwords in general, hints, names of things, counts and
-    ordinary kana are not values."""
+    """Adjectives after a copula, passwords in general, hints, names of things, counts,
+    years, street numbers, times of day and ordinary kana are not values."""
     assert find_secrets(text) == []
 
 

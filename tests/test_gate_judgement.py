@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.gate_eval import load, score
-from pipeline.charjudge import CharModel
+from pipeline.charjudge import NEVER, CharModel
 from pipeline.credentials import find_secrets, redact
 from pipeline.directives import find_injection
 from pipeline.embeddings import Embedder, semantic_available
@@ -191,14 +191,19 @@ class _CountingEmbedder:
         return vectors
 
 
-def _judge(bias: list[float], thresholds: dict[str, float]) -> tuple[Judge, _CountingEmbedder]:
+def _judge(
+    bias: list[float], thresholds: dict[str, float], overrule: float = NEVER
+) -> tuple[Judge, _CountingEmbedder]:
     """A judge whose probabilities are softmax(bias) for every text (its n-gram model says
     nothing: every label equally likely)."""
     import numpy as np
 
     embedder = _CountingEmbedder()
     classifier = Classifier(
-        np.zeros((4, len(LABELS)), dtype=np.float32), np.array(bias, dtype=np.float32), thresholds
+        np.zeros((4, len(LABELS)), dtype=np.float32),
+        np.array(bias, dtype=np.float32),
+        thresholds,
+        overrule,
     )
     examples = {
         label: Examples(np.eye(1, 4, dtype=np.float32), [f"an example of {label}"])
@@ -209,8 +214,9 @@ def _judge(bias: list[float], thresholds: dict[str, float]) -> tuple[Judge, _Cou
 
 
 def test_only_new_texts_the_rules_let_through_are_embedded_for_the_judge() -> None:
-    """A rule-refused candidate and a repeat of a stored memory cost the judge no vector,
-    and the rest are embedded in one batch."""
+    """A candidate refused for its value and a repeat of a stored memory cost the judge no
+    vector; the rest, and one refused by a word rule alone (which the judge may set
+    aside), are embedded in one batch."""
     pytest.importorskip("numpy")
     judge, embedder = _judge([5, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]})
     stored = [memory("mem_0001", "User keeps bees in the garden")]
@@ -218,14 +224,61 @@ def test_only_new_texts_the_rules_let_through_are_embedded_for_the_judge() -> No
         CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
         for text in (
             "User is tired right now",
+            "The garage door code is 4471",
             "User keeps bees in the garden",
             "User plays the cello",
             "User collects vintage maps",
         )
     ]
     result = gate(candidates, [], stored, aliases={}, policy=POLICY, now=NOW, judge=judge)
-    assert [d.verdict for d in result.candidates] == ["rejected", "merged", "accepted", "accepted"]
-    assert embedder.calls == [["User plays the cello", "User collects vintage maps"]]
+    verdicts = [d.verdict for d in result.candidates]
+    assert verdicts == ["rejected", "rejected", "merged", "accepted", "accepted"]
+    assert embedder.calls == [
+        ["User is tired right now", "User plays the cello", "User collects vintage maps"]
+    ]
+
+
+def _decide(content: str, judge: Judge | None, *, confidence: float = 0.9, reason: str = "") -> Any:
+    candidate = CandidateIn(
+        type="habit", subject="user", content=content, confidence=confidence, reason=reason
+    )
+    return gate([candidate], [], [], aliases={}, policy=POLICY, now=NOW, judge=judge).candidates[0]
+
+
+@pytest.mark.parametrize(("overrule", "verdict"), [(0.9, "accepted"), (NEVER, "rejected")])
+def test_a_sure_judge_sets_a_word_rules_refusal_aside(overrule: float, verdict: str) -> None:
+    """A time word refuses "At present the user's job is on an ambulance crew" unless the
+    judge reads it as durable at or above the threshold (here p=0.97); the kept verdict
+    names both the rule and the judgement."""
+    pytest.importorskip("numpy")
+    judge, _ = _judge([5, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]}, overrule)
+    decision = _decide("At present the user's job is on an ambulance crew", judge)
+    assert decision.verdict == verdict
+    if verdict == "accepted":
+        assert decision.detail.startswith("kept over the rule the present moment ('at present')")
+        assert "judged durable (p=0.97)" in decision.detail
+    else:
+        assert decision.reason == "ephemeral"
+    assert _decide("At present the user's job is on an ambulance crew", None).verdict == "rejected"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason", "confidence", "refused_for"),
+    [
+        ("User's garage door code is 4471 right now", "", 0.9, "secret"),
+        ("At present the user's job is on an ambulance crew", "", 0.4, "ephemeral"),
+        ("At present the user's job is on an ambulance crew", "PIN: 8812", 0.9, "secret"),
+    ],
+)
+def test_a_value_a_low_confidence_or_a_secret_reason_is_never_set_aside(
+    content: str, reason: str, confidence: float, refused_for: str
+) -> None:
+    """Only a word rule's refusal of a confident candidate can be set aside: a value in the
+    text or in the reason is refused whatever the judge says."""
+    pytest.importorskip("numpy")
+    judge, _ = _judge([9, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]}, 0.5)
+    decision = _decide(content, judge, confidence=confidence, reason=reason)
+    assert (decision.verdict, decision.reason) == ("rejected", refused_for)
 
 
 @pytest.mark.parametrize(("threshold", "verdict"), [(0.5, "rejected"), (0.9, "accepted")])
