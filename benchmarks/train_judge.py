@@ -136,6 +136,24 @@ def overrule_cost(probabilities: np.ndarray, rows: list[Row], threshold: float) 
     return total
 
 
+SCREEN_GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+
+
+def choose_screen(
+    both: np.ndarray, chars: np.ndarray, rows: list[Row], threshold: float
+) -> tuple[float, int]:
+    """The n-gram model's probability of "durable" below which a refused text is not
+    embedded: the highest that costs nothing over embedding them all (fewest vectors), and
+    how many of the refused rows it embeds."""
+
+    def two_stage(screen: float) -> float:
+        return overrule_cost(np.where(chars[:, :1] >= screen, both, 0.0), rows, threshold)
+
+    full = two_stage(0.0)
+    best = max(t for t in SCREEN_GRID if two_stage(t) <= full)
+    return best, sum(1 for p, r in zip(chars, rows, strict=True) if r.lexical and p[0] >= best)
+
+
 def choose_overrule(probabilities: np.ndarray, rows: list[Row]) -> tuple[float, float]:
     """The probability of "durable" that sets a word rule's refusal aside, and its cost
     (ties keep the higher threshold)."""
@@ -251,7 +269,9 @@ def fold_judges(cache: VectorCache) -> tuple[list[Row], list[Judge]]:
             )
             for label in LABELS[1:]
         }
-        classifier = Classifier(w, b, meta["thresholds"], meta.get("overrule", NEVER))
+        classifier = Classifier(
+            w, b, meta["thresholds"], meta.get("overrule", NEVER), meta.get("overrule_screen", 0.0)
+        )
         judges.append(Judge(cache, classifier, examples, char_model(cw, cb, meta)))
     return rows, judges
 
@@ -307,6 +327,11 @@ def main() -> None:
         choose_overrule(p_chars[~cjk], english),
         choose_overrule(p_chars[cjk], chinese),
     )
+    screen, embedded = choose_screen(p_both, p_chars[~cjk], english, overrule)
+    print(
+        f"the embedding is asked only from n-gram p(durable) >= {screen}: {embedded} of the "
+        f"{sum(r.lexical for r in english)} English rows a word rule refuses"
+    )
     lexical = sum(r.lexical for r in rows)
     print(
         f"word rules' refusals set aside from p(durable) >= {overrule} (English, cost "
@@ -335,7 +360,7 @@ def main() -> None:
         for label in LABELS[1:]
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_bytes(pack(Classifier(w, b, thresholds, overrule), examples, meta))
+    OUT.write_bytes(pack(Classifier(w, b, thresholds, overrule, screen), examples, meta))
     print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB)")
 
     cw, cb = train_chars(features, [r.label for r in rows], l2=char_l2)

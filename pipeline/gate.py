@@ -332,7 +332,8 @@ def _prepare_judge(
     for text, subject, merges in items:
         screen = screen_rules(text, policy, subject=subject, user_text=user_text)
         if screen is not None and screen.lexical:
-            texts.append(text)  # the judge may set a word rule's refusal aside
+            if judge.may_overrule(as_judged(text)):
+                texts.append(text)  # the judge may set a word rule's refusal aside
         elif screen is None and not (merges and stored.find(_Fingerprint.of(text)) is not None):
             texts.append(text)
     if user_text is not None and any(

@@ -74,6 +74,9 @@ class Classifier:
     bias: np.ndarray
     thresholds: dict[str, float]
     overrule: float = NEVER  # how sure of "durable" to keep a text a word rule refused
+    # How sure of "durable" the n-gram model alone must be before the embedding is asked:
+    # most texts a word rule refuses are then settled without a vector.
+    overrule_screen: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -167,10 +170,19 @@ class Judge:
         self._verdicts[text] = verdict
         return verdict
 
+    def may_overrule(self, text: str) -> bool:
+        """Whether `text`, refused by a word rule, is worth a full verdict: the n-gram model
+        alone reads it as durable often enough (no vector is needed to tell)."""
+        if not self.embeds(text):
+            return True  # the n-gram verdict is the whole verdict, and it is cheap
+        return self.chars.probabilities(text)[0] >= self.classifier.overrule_screen
+
     def overrules(self, text: str) -> JudgeVerdict | None:
         """The verdict that keeps `text` over a word rule's refusal (a time word, a hedge, a
         word of small talk), or None: "durable", held to a probability chosen by
         cross-validation on the rows those rules refuse."""
+        if not self.may_overrule(text):
+            return None
         verdict = self.judge(text)
         needed = self.classifier.overrule if self.embeds(text) else self.chars.overrule_at(text)
         return verdict if verdict.label == "durable" and verdict.probability >= needed else None
@@ -222,7 +234,11 @@ def load_classifier() -> Classifier:
     npz = _read()
     meta = json.loads(npz["meta"].tobytes())
     return Classifier(
-        npz["weights"], npz["bias"], dict(meta["thresholds"]), float(meta.get("overrule", NEVER))
+        npz["weights"],
+        npz["bias"],
+        dict(meta["thresholds"]),
+        float(meta.get("overrule", NEVER)),
+        float(meta.get("overrule_screen", 0.0)),
     )
 
 
@@ -261,7 +277,14 @@ def pack(classifier: Classifier, examples: dict[str, Examples], meta: dict[str, 
         ),
         example_texts=utf8([t for lab in LABELS[1:] for t in examples[lab].texts]),
         example_labels=utf8(labels),
-        meta=utf8({**meta, "thresholds": classifier.thresholds, "overrule": classifier.overrule}),
+        meta=utf8(
+            {
+                **meta,
+                "thresholds": classifier.thresholds,
+                "overrule": classifier.overrule,
+                "overrule_screen": classifier.overrule_screen,
+            }
+        ),
     )
     return buffer.getvalue()
 

@@ -192,7 +192,7 @@ class _CountingEmbedder:
 
 
 def _judge(
-    bias: list[float], thresholds: dict[str, float], overrule: float = NEVER
+    bias: list[float], thresholds: dict[str, float], overrule: float = NEVER, screen: float = 0.0
 ) -> tuple[Judge, _CountingEmbedder]:
     """A judge whose probabilities are softmax(bias) for every text (its n-gram model says
     nothing: every label equally likely)."""
@@ -204,6 +204,7 @@ def _judge(
         np.array(bias, dtype=np.float32),
         thresholds,
         overrule,
+        screen,
     )
     examples = {
         label: Examples(np.eye(1, 4, dtype=np.float32), [f"an example of {label}"])
@@ -213,12 +214,16 @@ def _judge(
     return Judge(embedder, classifier, examples, silent), embedder
 
 
-def test_only_new_texts_the_rules_let_through_are_embedded_for_the_judge() -> None:
+@pytest.mark.parametrize(("screen", "refused_embedded"), [(0.0, True), (0.5, False)])
+def test_only_new_texts_the_rules_let_through_are_embedded_for_the_judge(
+    screen: float, refused_embedded: bool
+) -> None:
     """A candidate refused for its value and a repeat of a stored memory cost the judge no
-    vector; the rest, and one refused by a word rule alone (which the judge may set
-    aside), are embedded in one batch."""
+    vector; the rest are embedded in one batch, with one refused by a word rule alone
+    (which the judge may set aside) only when the n-gram model's p(durable), here 0.2,
+    reaches the screen."""
     pytest.importorskip("numpy")
-    judge, embedder = _judge([5, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]})
+    judge, embedder = _judge([5, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]}, 0.9, screen)
     stored = [memory("mem_0001", "User keeps bees in the garden")]
     candidates = [
         CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
@@ -232,10 +237,10 @@ def test_only_new_texts_the_rules_let_through_are_embedded_for_the_judge() -> No
     ]
     result = gate(candidates, [], stored, aliases={}, policy=POLICY, now=NOW, judge=judge)
     verdicts = [d.verdict for d in result.candidates]
-    assert verdicts == ["rejected", "rejected", "merged", "accepted", "accepted"]
-    assert embedder.calls == [
-        ["User is tired right now", "User plays the cello", "User collects vintage maps"]
-    ]
+    kept_over = "accepted" if refused_embedded else "rejected"  # p(durable) 0.97 >= 0.9
+    assert verdicts == [kept_over, "rejected", "merged", "accepted", "accepted"]
+    refused = ["User is tired right now"] if refused_embedded else []
+    assert embedder.calls == [[*refused, "User plays the cello", "User collects vintage maps"]]
 
 
 def _decide(content: str, judge: Judge | None, *, confidence: float = 0.9, reason: str = "") -> Any:
