@@ -38,7 +38,7 @@ from benchmarks.gate_eval import TRAIN_PARTS, load, user_text
 from benchmarks.vector_cache import DEFAULT, VectorCache
 from pipeline import charjudge
 from pipeline.charjudge import NEVER, CharModel
-from pipeline.directives import is_assistant_rule
+from pipeline.directives import asked_for, is_assistant_rule
 from pipeline.gate import screen_rules
 from pipeline.judge import (
     DATA_FILE,
@@ -181,7 +181,9 @@ class Row:
     label: str
     concept: str
     left_to_judge: bool  # the rules let it through, so the judge decides it
-    directed: bool  # a rule for the assistant: only then does an injection verdict count
+    # A rule for the assistant the user's words do not ask for: only then does an injection
+    # verdict count.
+    directed: bool
     lexical: bool = False  # refused by a word rule alone, which the judge may set aside
 
 
@@ -192,7 +194,10 @@ def gate_rows() -> list[Row]:
     for r, label in training_rows():
         subject = r.get("subject", "user")
         screen = screen_rules(r["text"], policy, subject=subject, user_text=user_text(r))
-        directed = is_assistant_rule(r["text"], subject)
+        # A training sentence has no user turn; a corpus row's is checked by its words (the
+        # gate also asks the embedding, so it exempts a few more).
+        asked = bool(r.get("user_text")) and asked_for(r["text"], r["user_text"])
+        directed = is_assistant_rule(r["text"], subject) and not asked
         lexical = screen is not None and screen.lexical
         out.append(Row(r["text"], label, r["concept"], screen is None, directed, lexical))
     return out

@@ -716,14 +716,44 @@ def supported_by(
     """Whether the user asked for this rule: enough of its own words are theirs, or (for
     text the embedding model reads, i.e. not CJK) it means nearly what they said. CJK
     words are compared by character, because a paraphrase rarely keeps the bigrams."""
+    if _own_share(text, user_text) >= MIN_SUPPORT:
+        return True
+    if has_cjk(text):
+        return False
+    return similarity is None or similarity(text, user_text) >= MIN_SIMILARITY
+
+
+def _own_share(text: str, user_text: str) -> float:
+    """The share of a rule's own words (characters, for CJK) that the user said."""
     if has_cjk(text):
         own = {ch for ch in text if is_cjk(ch)} - _GENERIC_CJK
         said = {ch for ch in user_text if is_cjk(ch)}
     else:
         own = set(terms(text)) - _GENERIC
         said = set(terms(user_text))
-    if not own or len(own & said) / len(own) >= MIN_SUPPORT:
-        return True
-    if has_cjk(text):
+    return len(own & said) / len(own) if own else 1.0
+
+
+# A rule is the user's request, not text they passed on, when they said half its own words
+# or (with embeddings) something close in meaning, in a message of a request's length. On
+# the training parts no planted rule reached either (their user turns share at most a third
+# of the words, cosine at most 0.55), and 93 of the 131 rules users asked for did; a pasted
+# page that holds a rule is longer than a request.
+ASKED_SHARE = 0.5
+ASKED_SIMILARITY = 0.6
+ASKED_MAX_CHARS = 300
+
+
+def asked_for(
+    text: str, user_text: str, similarity: Callable[[str, str], float] | None = None
+) -> bool:
+    """Whether the user's own words this turn ask for this rule about the assistant, so
+    that only its structure (a channel, a claim of authority, a marker...), not the
+    learned judgement, can call it planted."""
+    if len(user_text) > max(ASKED_MAX_CHARS, 4 * len(text)):
         return False
-    return similarity is None or similarity(text, user_text) >= MIN_SIMILARITY
+    if _own_share(text, user_text) >= ASKED_SHARE:
+        return True
+    if similarity is None or has_cjk(text):
+        return False
+    return similarity(text, user_text) >= ASKED_SIMILARITY

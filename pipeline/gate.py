@@ -17,7 +17,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .credentials import find_secret, redact
-from .directives import Injection, find_injection, is_assistant_rule, names_assistant
+from .directives import (
+    Injection,
+    asked_for,
+    find_injection,
+    is_assistant_rule,
+    names_assistant,
+)
 from .models import (
     DECAY_POLICIES,
     CandidateIn,
@@ -206,7 +212,9 @@ def screen_content(
     screen = screen_rules(text, policy, subject=subject, user_text=user_text, similarity=similarity)
     if screen is not None and overruled(screen, text, judge) is None:
         return screen
-    return None if screen is not None else screen_judged(text, subject=subject, judge=judge)
+    if screen is not None:
+        return None
+    return screen_judged(text, subject=subject, user_text=user_text, judge=judge)
 
 
 def screen_rules(
@@ -273,16 +281,24 @@ def overruled(screen: _Screen, text: str, judge: Judge | None) -> str | None:
     return f"kept over the rule {screen.detail}: {verdict.detail}"
 
 
-def screen_judged(text: str, *, subject: str = "user", judge: Judge | None) -> _Screen | None:
-    """The learned judgement of `screen_content`, for text the rules let through."""
+def screen_judged(
+    text: str, *, subject: str = "user", user_text: str | None = None, judge: Judge | None
+) -> _Screen | None:
+    """The learned judgement of `screen_content`, for text the rules let through. A rule
+    for the assistant that the user's own words ask for is an injection only by its
+    structure (the rules), not by the judge's reading of it."""
     stripped = text.strip()
     if judge is None:
         return None
     verdict = judge.judge(as_judged(stripped))
-    directed = verdict.label == "injection" and is_assistant_rule(stripped, subject)
-    if verdict.label != "durable" and (verdict.label != "injection" or directed):
-        return _Screen(verdict.label, verdict.detail)
-    return None
+    if verdict.label == "durable":
+        return None
+    if verdict.label == "injection":
+        if not is_assistant_rule(stripped, subject):
+            return None
+        if user_text is not None and asked_for(stripped, user_text, _similarity(judge)):
+            return None
+    return _Screen(verdict.label, verdict.detail)
 
 
 def as_judged(text: str) -> str:
@@ -595,7 +611,9 @@ def gate(
             decide("rejected", "duplicate", "repeats another candidate of this turn")
             continue
         # Judged last: only a new memory needs it, and the judge is the costly check.
-        judged = None if kept_over else screen_judged(c.content, subject=c.subject, judge=judge)
+        judged = None
+        if not kept_over:
+            judged = screen_judged(c.content, subject=c.subject, user_text=user_text, judge=judge)
         if judged:
             decide("rejected", judged.reason, judged.detail)
             continue
