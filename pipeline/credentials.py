@@ -362,6 +362,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _card_codes(text)
     found += _framed_values(text)
     found += _split_keys(text)
+    found += _spelled_out_keys(text)
     found += _unspaced_kana_phrases(text)
     return tuple(_merge(found))
 
@@ -518,6 +519,7 @@ IDENTITY_NUMBERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("es.nie", ("nie", "número de identidad de extranjero", "numero de identidad de extranjero")),
     ("nl.bsn", ("bsn", "burgerservicenummer", "sofinummer", "sofi-nummer")),
     ("us.ssn", ("ssn", "social security")),
+    ("gb.utr", ("utr", "unique taxpayer reference")),
     ("us.itin", ("itin",)),
     ("in_.aadhaar", ("aadhaar", "aadhar", "uidai", "आधार")),
     ("in_.pan", ("pan card", "pan number", "pan no", "permanent account number")),
@@ -601,6 +603,9 @@ _ID_NEAR_BEFORE = 8
 _ID_MAX_GROUPS = 8  # "1 78 07 75 927 882 55": a number written in up to eight groups
 _ID_SEPARATORS = re.compile(r"[\s.\-/]")
 _ID_VALUE = re.compile(r"[0-9A-Za-z]{6,20}")
+# Between an identity noun and the number it introduces: a link, after at most a short
+# phrase that says whose it is ("Steuer-ID of the user = ...", "UTR: ...").
+_ID_LINK = re.compile(r"^\s*(?:(?:of|for)\s+(?:[\w'’]+\s+){0,3}?)?(?:is|was|=|:|：|-|–)?\s*$")
 _FIVE_DIGITS = re.compile(r"\d(?:\D*\d){4}")
 
 
@@ -658,14 +663,17 @@ def _identity_numbers(text: str) -> Iterator[Finding]:
         clause_start, clause_end = _clause_around(text, start, end)
         after = list(_VALUE_TOKEN.finditer(text, end, clause_end))[:_ID_NEAR_AFTER]
         before = list(_VALUE_TOKEN.finditer(text, clause_start, start))[-_ID_NEAR_BEFORE:]
-        for tokens in (after, before):
-            yield from _validated(text, tokens, modules[noun.group()])
+        yield from _validated(text, after, modules[noun.group()], noun_end=end)
+        yield from _validated(text, before, modules[noun.group()])
 
 
 def _validated(
-    text: str, tokens: list[re.Match[str]], modules: tuple[str, ...]
+    text: str, tokens: list[re.Match[str]], modules: tuple[str, ...], *, noun_end: int = -1
 ) -> Iterator[Finding]:
-    """Runs of tokens (one space apart) that one of `modules` accepts, longest first."""
+    """Runs of tokens (one space apart) that one of `modules` accepts, longest first; and
+    the number the noun introduces ("Steuer-ID: 47 036 892 815", "UTR = ..."), eight
+    digits or more, even when its check digit fails: mistyped or made up, it is still
+    given as the user's identity number."""
     i = 0
     while i < len(tokens):
         if not tokens[i].group().strip(_TRIM):
@@ -676,6 +684,7 @@ def _validated(
             if text[run[-1].end() : m.start()] != " ":
                 break
             run.append(m)
+        checked_shape = False
         for n in range(len(run), 0, -1):
             start = run[0].start()
             end = run[n - 1].start() + len(run[n - 1].group().rstrip(_TRIM))
@@ -684,10 +693,17 @@ def _validated(
             compact = _ID_SEPARATORS.sub("", value)
             if not _ID_VALUE.fullmatch(compact) or sum(ch.isdigit() for ch in compact) < 5:
                 continue
-            if any(_validator(module).is_valid(value) for module in modules):
+            if any(_validator(module).is_valid(value) for module in modules) or (
+                not checked_shape
+                and compact.isdigit()
+                and len(compact) >= 8
+                and noun_end >= 0
+                and _ID_LINK.match(text[noun_end : run[0].start()])
+            ):
                 yield Finding("national id number", start, end)
                 i += n
                 break
+            checked_shape = True  # only the longest number-shaped run is introduced
         else:
             i += 1
 
@@ -1466,6 +1482,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
     """Whether a token looks like a secret value rather than a word or a quantity."""
     if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value):
         return False
+    if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
+        return True  # a dial lock's combination, "3-3-9"
     digits = sum(ch.isdigit() for ch in value)
     letters = sum(ch.isalpha() for ch in value)
     symbols = len(value) - digits - letters
@@ -1785,6 +1803,21 @@ def _split_keys(text: str) -> Iterator[Finding]:
                         "key in groups", m.start() + run[0].start(), m.start() + run[-1].end()
                     )
             run = [g] if g is not None and _generated_group(g.group()) else []
+
+
+# A key spelled out a character at a time ("s k - p r o j - A 9 f 3 K d 0 2 ..."), as a
+# user does "for safety": its characters joined are judged as a key written whole would be.
+_ONE_BY_ONE = re.compile(r"(?<!\S)(?:[A-Za-z0-9_-] ){15,}[A-Za-z0-9_-](?!\S)")
+
+
+def _spelled_out_keys(text: str) -> Iterator[Finding]:
+    """Runs of 16 or more single characters one space apart that, joined, look random."""
+    if " " not in text or len(text) < 31:
+        return
+    for m in _ONE_BY_ONE.finditer(text):
+        joined = m.group().replace(" ", "")
+        if _looks_random(joined) or next(_provider_keys(joined), None) is not None:
+            yield Finding("key spelled out character by character", m.start(), m.end())
 
 
 def _generated_group(group: str) -> bool:

@@ -422,6 +422,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
     """Whether a token looks like a secret value rather than a word or a quantity."""
     if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value):
         return False
+    if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
+        return True  # a dial lock's combination, "3-3-9"
     digits = sum(ch.isdigit() for ch in value)
     letters = sum(ch.isalpha() for ch in value)
     symbols = len(value) - digits - letters

@@ -42,6 +42,7 @@ NEWER_KINDS = (
     "_card_codes",
     "_framed_values",
     "_split_keys",
+    "_spelled_out_keys",
     "_unspaced_kana_phrases",
 )
 
@@ -216,7 +217,7 @@ def test_identity_numbers_are_found_by_their_check_digits(text: str, found: str)
 @pytest.mark.parametrize(
     "text",
     [
-        "Steuer-ID 65 929 970 488",  # one digit off: the check fails
+        "Steuer-ID 6592997",  # too short to be one, and the check fails
         "User's BSN letter came in 2019.",
         "User's Steuer-ID office is open from 9 to 17.",
         "The tax number form has 12 fields and costs 25 euros.",
@@ -732,6 +733,15 @@ PROBED_SECRETS = [
     ("用户的个税纳税人识别号是 91330106MA2KX7Q83R", "91330106MA2KX7Q83R"),
     # A code read out digit by digit, away from its noun.
     ("The lockbox at the holiday flat opens with 6 1 8 3", "6 1 8 3"),
+    # An identity number its noun introduces, whether or not its check digit holds.
+    ("Steuer-ID of the user = 47 036 892 815", "47 036 892 815"),
+    ("Hamish's self-assessment UTR: 83710 44529", "83710 44529"),
+    # A dial lock's combination, and a key spelled out a character at a time.
+    ("Locker 114 at the pool; combination 3-3-9.", "3-3-9"),
+    (
+        "openai key: s k - p r o j - A 9 f 3 K d 0 2 L m Q x 7 T z R",
+        "s k - p r o j - A 9 f 3 K d 0 2 L m Q x 7 T z R",
+    ),
 ]
 
 
@@ -770,6 +780,10 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's social security office is at 1600 Main Street.",
         "User is at gate B12, boarding starts 14:05 today.",
         "User bought a lockbox for 40 euros.",
+        "User has had a Steuer-ID since 2008.",
+        "User's Steuer-ID letter came on 20240512.",
+        "User's team drew 3-3 in the final.",
+        "a b c d e f g h i j k l m n o p q r s t u v w x y z is the alphabet.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
