@@ -760,15 +760,21 @@ _NAMED_HAN_PHRASE = re.compile(
 
 def _named_phrases(text: str) -> Iterator[Finding]:
     """Runs of six or more list words, or of short Chinese words set apart, after a
-    recovery noun."""
-    noun = _RECOVERY_NOUN.search(text)
-    if noun is None:
-        return
-    for han in _NAMED_HAN_PHRASE.finditer(text, noun.end()):
+    recovery noun, on its line."""
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _RECOVERY_STEMS):
+        return  # a look for each stem is far quicker than the noun pattern on a long text
+    for noun in _RECOVERY_NOUN.finditer(text):
+        line_end = text.find("\n", noun.end())
+        yield from _phrase_after(text, noun.end(), len(text) if line_end < 0 else line_end)
+
+
+def _phrase_after(text: str, start: int, end: int) -> Iterator[Finding]:
+    for han in _NAMED_HAN_PHRASE.finditer(text, start, end):
         yield Finding("recovery phrase", han.start(1), han.end(1))
     wordlist = _bip39_words()
     run: list[re.Match[str]] = []
-    for m in [*_WORD.finditer(text, noun.end()), None]:
+    for m in [*_WORD.finditer(text, start, end), None]:
         if m is not None and m.group().lower() in wordlist:
             # A colon ends the words that name the phrase ("seed phrase: orbit ...").
             if run and not _NAMED_GAP.match(text[run[-1].end() : m.start()]):
@@ -834,6 +840,11 @@ _RECOVERY_NOUN = re.compile(
     re.IGNORECASE,
 )
 _COPULA_CJK = re.compile(r"(?:是|为|為|就是|如下|乃是)")
+# What every recovery noun above starts with, or is (in lower case).
+_RECOVERY_STEMS = (
+    *"助记 助記 恢复 恢復 种子 種子 钱包 錢包 备份 備份 mnemonic seed recovery wallet".split(),
+    *"ニーモニック シード ウォレット 復元 복구 니모닉 시드 지갑".split(),
+)
 
 
 @cache

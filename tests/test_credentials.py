@@ -828,3 +828,11 @@ def test_a_random_stem_before_a_set_aside_time_is_still_found() -> None:
     assert "aB3dE5fG7hJ9kL2mN4pQ6rS8" not in redact(
         "kept as aB3dE5fG7hJ9kL2mN4pQ6rS8.corrupt-20261123T223724123456"
     )
+
+
+def test_every_recovery_noun_holds_a_stem_the_quick_check_looks_for() -> None:
+    """The named-phrase finder skips a text that holds no stem: each noun must hold one."""
+    nouns = credentials._RECOVERY_NOUN.pattern.split("|")
+    assert len(nouns) > 20
+    missed = [n for n in nouns if not any(s in n.lower() for s in credentials._RECOVERY_STEMS)]
+    assert missed == []
