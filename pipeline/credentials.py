@@ -130,6 +130,7 @@ _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\
 _CODE_WORDS = r" ?(?:codes?|keys?|phrases?|pins?)"
 SENSITIVE_NOUNS: tuple[str, ...] = (
     "pass(?:word|wd|w|phrase|code|key)s?",
+    "pa?ss?w[o0]?r?ds?",  # "passwrd", "pasword", "passw0rd": typed in haste
     "p/?w",
     "pwds?",
     "pwords?",
@@ -153,6 +154,9 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
         ).split()
     ),
     "seed phrases?",
+    "wpa2? ?(?:keys?|passphrases?)",
+    "psk",
+    "network keys?",
     "mnemonic",
     "combinations?",
     "ssn",
@@ -227,7 +231,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
         "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
-        "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号"
+        "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码"
     ).split("|")
 )
 
@@ -304,7 +308,9 @@ _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
-_COPULA = re.compile(r"^\s*(?:is|was|are|were|=|:|：|-|–|is set to|reads|of)?\s*$", re.IGNORECASE)
+_COPULA = re.compile(
+    r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE
+)
 NEAR_NOUN_AFTER = 14  # tokens after a sensitive noun in which its value is looked for
 NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network password")
 
@@ -520,6 +526,7 @@ IDENTITY_NUMBERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("nl.bsn", ("bsn", "burgerservicenummer", "sofinummer", "sofi-nummer")),
     ("us.ssn", ("ssn", "social security")),
     ("gb.utr", ("utr", "unique taxpayer reference")),
+    ("us.ein", ("employer identification number", "ein number")),
     ("us.itin", ("itin",)),
     ("in_.aadhaar", ("aadhaar", "aadhar", "uidai", "आधार")),
     ("in_.pan", ("pan card", "pan number", "pan no", "permanent account number")),
@@ -605,7 +612,10 @@ _ID_SEPARATORS = re.compile(r"[\s.\-/]")
 _ID_VALUE = re.compile(r"[0-9A-Za-z]{6,20}")
 # Between an identity noun and the number it introduces: a link, after at most a short
 # phrase that says whose it is ("Steuer-ID of the user = ...", "UTR: ...").
-_ID_LINK = re.compile(r"^\s*(?:(?:of|for)\s+(?:[\w'’]+\s+){0,3}?)?(?:is|was|=|:|：|-|–)?\s*$")
+_ID_LINK = re.compile(
+    r"^\s*(?:\([^)]{0,40}\)\s*)?(?:(?:of|for)\s+(?:[\w'’]+\s+){0,3}?)?"
+    r"(?:is|was|=|:|：|-|–|→|->)?\s*$"
+)
 _FIVE_DIGITS = re.compile(r"\d(?:\D*\d){4}")
 
 
@@ -944,7 +954,7 @@ _NUMBER_WORDS = r"(?: (?:number|no|nr|#|id))?"
 # Each noun opens with a literal letter: the scan dispatches on it, as for the nouns above.
 DOCUMENT_NOUNS: tuple[str, ...] = (
     r"driv(?:er|ers|er's|er’s|ing) ?licen[cs]es?" + _NUMBER_WORDS,
-    r"dl (?:number|no|#)",
+    r"dl ?(?:number|no|#)",
     r"licen[cs]e (?:number|no|nr|#|id)",
     *(
         word.replace("_", " ") + r" permits?" + _NUMBER_WORDS
@@ -1071,7 +1081,7 @@ _DOCUMENT_STEMS = (
     "health card",
     "green card",
     "gym",
-    "dl ",
+    "dl",
     "tarjeta",
     "visa",
     "visum",
@@ -1102,7 +1112,7 @@ _FOUR_DIGITS = re.compile(r"\d(?:\D{0,3}\d){3}")
 
 def _document_numbers(text: str) -> Iterator[Finding]:
     """Numbers with four digits or more in the clause of a licence, permit or member noun."""
-    if _FOUR_DIGITS.search(text) is None:
+    if _FOUR_DIGITS.search(text) is None and _DIGIT_GROUPS.search(text) is None:
         return
     lowered = text.lower()
     if len(lowered) != len(text):
@@ -1117,6 +1127,11 @@ def _document_numbers(text: str) -> Iterator[Finding]:
         before = list(_VALUE_TOKEN.finditer(text, clause_start, start))[-_DOC_NEAR_BEFORE:]
         for tokens in (after, before):
             for i, m in enumerate(tokens):
+                if tokens is after and _DOC_LINK.fullmatch(text, end, m.start()):
+                    grouped = _grouped_number(text, tokens, i)
+                    if grouped:
+                        yield Finding("licence or member number", *grouped)
+                        break
                 prev = tokens[i - 1].group() if i else ""
                 span = _value_span(text, m, previous=prev, next_=tokens[i + 1 :])
                 if not span or not _is_document_number(span[2]):
@@ -1129,7 +1144,29 @@ def _document_numbers(text: str) -> Iterator[Finding]:
                 yield Finding("licence or member number", span[0], span[1])
 
 
+def _grouped_number(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
+    """A number its noun introduces, written in short groups one space apart ("111 8829
+    4403", "XGH 884 210 773"): two groups or more, six digits or more in all."""
+    run = [tokens[i]]
+    for m in tokens[i + 1 :]:
+        if text[run[-1].end() : m.start()] != " " or not m.group().strip(_TRIM).isalnum():
+            break
+        run.append(m)
+    while run and not run[-1].group().strip(_TRIM)[-1:].isdigit():
+        run.pop()  # a word after the number ("2291 0034 (Sierra Club)")
+    groups = [m.group().strip(_TRIM) for m in run]
+    if len(groups) < 2 or not all(g.isalnum() and len(g) <= 6 for g in groups):
+        return None
+    if not any(ch.isdigit() for ch in groups[0]) and not groups[0].isupper():
+        return None  # a word of the clause ("is"), not a prefix of the number ("XGH")
+    if sum(ch.isdigit() for g in groups for ch in g) < 6:
+        return None
+    begin = run[0].start() + len(run[0].group()) - len(run[0].group().lstrip(_TRIM))
+    return begin, run[-1].start() + len(run[-1].group().rstrip(_TRIM))
+
+
 _SHORT_PLAIN = re.compile(r"\d{4,5}")
+_DIGIT_GROUPS = re.compile(r"\d{2,} \d{2,} \d{2,}")
 _DOC_LINK = re.compile(
     r"(?:[\s:：#=\-–]|\b(?:is|was|ist|lautet|est|es|é|è|number|no|nr|id)\b|是|为|為)*",
     re.IGNORECASE,
@@ -1668,7 +1705,17 @@ _FUNCTION_WORDS = frozenset(
 
 def _prose(value: str) -> bool:
     words = value.lower().split()
-    return len(words) > 1 and not _FUNCTION_WORDS.isdisjoint(words)
+    if len(words) < 2 or _FUNCTION_WORDS.isdisjoint(words):
+        return False
+    # A passphrase made of words often holds a number ("my cat eats 3 tacos on Sunday"); a
+    # description holds one only as a count ("at least 12 characters").
+    counts = [w for i, w in enumerate(words) if w.isdigit()]
+    counted = all(
+        i + 1 < len(words) and words[i + 1].strip(_TRIM) in _UNIT_WORDS
+        for i, w in enumerate(words)
+        if w.isdigit()
+    )
+    return not counts or counted
 
 
 _BARE_QUOTE = re.compile(r"\s?(?P<link>)(?=[\"'`‘“«„「『])")

@@ -106,7 +106,8 @@ _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\
 # --- Short values next to a sensitive noun -------------------------------------------------
 
 _SENSITIVE_NOUN = re.compile(
-    r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|p/?w|pwds?|pwords?|pswds?|psw|pins?|"
+    r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pwords?|pswds?|"
+    r"psw|pins?|wpa2? ?(?:keys?|passphrases?)|psk|network keys?|"
     r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
     r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"
@@ -127,7 +128,7 @@ _SENSITIVE_NOUN = re.compile(
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
-    r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号",
+    r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -145,7 +146,9 @@ _STREET_WORDS = frozenset(
 _TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
-_COPULA = re.compile(r"^\s*(?:is|was|are|were|=|:|：|-|–|is set to|reads|of)?\s*$", re.IGNORECASE)
+_COPULA = re.compile(
+    r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE
+)
 NEAR_NOUN_AFTER = 14  # tokens after a sensitive noun in which its value is looked for
 NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network password")
 

@@ -505,7 +505,7 @@ DOCUMENT_NUMBERS = [
     ("User's insurance policy number is POL-88120045.", "POL-88120045"),
     ("Employee ID 448812 at the plant", "448812"),
     ("Student number: s2231987", "s2231987"),
-    ("User's Medicare number is 2953 14781 1", "2953"),
+    ("User's Medicare number is 2953 14781 1", "2953 14781 1"),
     ("Kundennummer 10048812 bei den Stadtwerken", "10048812"),
     ("Matrikelnummer des Nutzers: 4471290", "4471290"),
     ("Numéro client : 00123984", "00123984"),
@@ -742,6 +742,18 @@ PROBED_SECRETS = [
         "openai key: s k - p r o j - A 9 f 3 K d 0 2 L m Q x 7 T z R",
         "s k - p r o j - A 9 f 3 K d 0 2 L m Q x 7 T z R",
     ),
+    # A password noun typed in haste, a Wi-Fi key, an arrow for a link, more Chinese
+    # code nouns, numbers in groups after a member noun, a passphrase that holds a number.
+    ("usr's passwrd for the lab computer is Brisket_1977", "Brisket_1977"),
+    ("- SSID: Casa-Lupo-5G\n- WPA2 key: 77f3-ab19-c2d8-e450", "77f3-ab19-c2d8-e450"),
+    ("user's US passport number → 567 204 913", "567 204 913"),
+    ("Steuer-ID (Steueridentifikationsnummer): 47 036 892 815", "47 036 892 815"),
+    ("店里防盗报警器的撤防码是 6 6 0 8", "6 6 0 8"),
+    ("社保电脑号 1038475920（上海）", "1038475920"),
+    ("DL# D482-1663-9077 (Illinois)", "D482-1663-9077"),
+    ("Health insurance member ID: XGH 884 210 773", "XGH 884 210 773"),
+    ("Costco membership # 111 8829 4403", "111 8829 4403"),
+    ('Vault passphrase is "my cat eats 3 tacos on Sunday".', "my cat eats 3 tacos on Sunday"),
 ]
 
 
@@ -784,6 +796,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's Steuer-ID letter came on 20240512.",
         "User's team drew 3-3 in the final.",
         "a b c d e f g h i j k l m n o p q r s t u v w x y z is the alphabet.",
+        'User says their password must be "at least 12 characters".',
+        "User renewed the gym membership for 12 months in 2024.",
+        "User's WPA2 key is printed on the router's sticker.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
