@@ -252,6 +252,7 @@ def char_model(w: np.ndarray, b: np.ndarray, meta: dict) -> CharModel:
         meta["char_thresholds_cjk"],
         overrule=meta.get("char_overrule", NEVER),
         overrule_cjk=meta.get("char_overrule_cjk", NEVER),
+        overrule_screen=meta.get("char_overrule_screen", 0.0),
     )
 
 
@@ -274,9 +275,7 @@ def fold_judges(cache: VectorCache) -> tuple[list[Row], list[Judge]]:
             )
             for label in LABELS[1:]
         }
-        classifier = Classifier(
-            w, b, meta["thresholds"], meta.get("overrule", NEVER), meta.get("overrule_screen", 0.0)
-        )
+        classifier = Classifier(w, b, meta["thresholds"], meta.get("overrule", NEVER))
         judges.append(Judge(cache, classifier, examples, char_model(cw, cb, meta)))
     return rows, judges
 
@@ -353,6 +352,7 @@ def main() -> None:
         "char_thresholds_cjk": t_zh,
         "char_overrule": overrule_en,
         "char_overrule_cjk": overrule_zh,
+        "char_overrule_screen": screen,
         "trained_on": [f"tests/data/gate_corpus/{part}.jsonl" for part in TRAIN_PARTS]
         + ["tests/data/judge_train/*.jsonl"],
     }
@@ -365,7 +365,7 @@ def main() -> None:
         for label in LABELS[1:]
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_bytes(pack(Classifier(w, b, thresholds, overrule, screen), examples, meta))
+    OUT.write_bytes(pack(Classifier(w, b, thresholds, overrule), examples, meta))
     print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB)")
 
     cw, cb = train_chars(features, [r.label for r in rows], l2=char_l2)
@@ -380,6 +380,7 @@ def main() -> None:
             "thresholds_cjk": t_zh,
             "overrule": overrule_en,
             "overrule_cjk": overrule_zh,
+            "overrule_screen": screen,
         },
     )
     charjudge.WEIGHTS_FILE.write_bytes(weights)

@@ -100,6 +100,9 @@ class CharModel:
     # never), for English and for Chinese.
     overrule: float = NEVER
     overrule_cjk: float = NEVER
+    # With the embedding as well: how sure of "durable" this model must be before the
+    # embedding is asked (most texts a word rule refuses are settled without a vector).
+    overrule_screen: float = 0.0
 
     def probabilities(self, text: str) -> list[float]:
         """The probability of each label for `text` (softmax of the linear scores)."""
@@ -174,4 +177,5 @@ def load_chars() -> CharModel:
         float(meta["scale"]),
         float(meta.get("overrule", NEVER)),
         float(meta.get("overrule_cjk", NEVER)),
+        float(meta.get("overrule_screen", 0.0)),
     )

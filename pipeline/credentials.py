@@ -745,14 +745,22 @@ def _recovery_phrases(text: str) -> Iterator[Finding]:
     in_list = "".join("1" if w.lower() in wordlist else "0" for w in words)
     if "1" * MIN_PHRASE_WORDS not in in_list:
         return
+    yield from _list_runs(text, _WORD.finditer(text), _PHRASE_GAP, MIN_PHRASE_WORDS)
+
+
+def _list_runs(
+    text: str, words: Iterator[re.Match[str]], gap: re.Pattern[str], minimum: int
+) -> Iterator[Finding]:
+    """Runs of `minimum` or more BIP-39 words among `words`, with only `gap` between them."""
+    wordlist = _bip39_words()
     run: list[re.Match[str]] = []
-    for m in [*_WORD.finditer(text), None]:
+    for m in [*words, None]:
         if m is not None and m.group().lower() in wordlist:
-            if run and not _PHRASE_GAP.match(text[run[-1].end() : m.start()]):
+            if run and not gap.match(text[run[-1].end() : m.start()]):
                 run = []
             run.append(m)
             continue
-        if len(run) >= MIN_PHRASE_WORDS:
+        if len(run) >= minimum:
             yield Finding("recovery phrase", run[0].start(), run[-1].end())
         run = []
 
@@ -782,18 +790,9 @@ def _named_phrases(text: str) -> Iterator[Finding]:
 def _phrase_after(text: str, start: int, end: int) -> Iterator[Finding]:
     for han in _NAMED_HAN_PHRASE.finditer(text, start, end):
         yield Finding("recovery phrase", han.start(1), han.end(1))
-    wordlist = _bip39_words()
-    run: list[re.Match[str]] = []
-    for m in [*_WORD.finditer(text, start, end), None]:
-        if m is not None and m.group().lower() in wordlist:
-            # A colon ends the words that name the phrase ("seed phrase: orbit ...").
-            if run and not _NAMED_GAP.match(text[run[-1].end() : m.start()]):
-                run = []
-            run.append(m)
-            continue
-        if len(run) >= MIN_NAMED_PHRASE_WORDS:
-            yield Finding("recovery phrase", run[0].start(), run[-1].end())
-        run = []
+    # A colon ends the words that name the phrase ("seed phrase: orbit ...").
+    words = _WORD.finditer(text, start, end)
+    yield from _list_runs(text, words, _NAMED_GAP, MIN_NAMED_PHRASE_WORDS)
 
 
 # --- Recovery phrases in the other BIP-39 word lists -----------------------------------------

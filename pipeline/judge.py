@@ -74,9 +74,6 @@ class Classifier:
     bias: np.ndarray
     thresholds: dict[str, float]
     overrule: float = NEVER  # how sure of "durable" to keep a text a word rule refused
-    # How sure of "durable" the n-gram model alone must be before the embedding is asked:
-    # most texts a word rule refuses are then settled without a vector.
-    overrule_screen: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -175,7 +172,8 @@ class Judge:
         alone reads it as durable often enough (no vector is needed to tell)."""
         if not self.embeds(text):
             return True  # the n-gram verdict is the whole verdict, and it is cheap
-        return self.chars.probabilities(text)[0] >= self.classifier.overrule_screen
+        # Read from the n-gram model's data, so that a text it settles loads nothing more.
+        return self.chars.probabilities(text)[0] >= self.chars.overrule_screen
 
     def overrules(self, text: str) -> JudgeVerdict | None:
         """The verdict that keeps `text` over a word rule's refusal (a time word, a hedge, a
@@ -238,7 +236,6 @@ def load_classifier() -> Classifier:
         npz["bias"],
         dict(meta["thresholds"]),
         float(meta.get("overrule", NEVER)),
-        float(meta.get("overrule_screen", 0.0)),
     )
 
 
@@ -282,7 +279,6 @@ def pack(classifier: Classifier, examples: dict[str, Examples], meta: dict[str, 
                 **meta,
                 "thresholds": classifier.thresholds,
                 "overrule": classifier.overrule,
-                "overrule_screen": classifier.overrule_screen,
             }
         ),
     )

@@ -214,13 +214,13 @@ def _judge(
         np.array(bias, dtype=np.float32),
         thresholds,
         overrule,
-        screen,
     )
     examples = {
         label: Examples(np.eye(1, 4, dtype=np.float32), [f"an example of {label}"])
         for label in LABELS[1:]
     }
-    silent = CharModel(1, array("f", [0.0] * 2 * len(LABELS)), (0.0,) * len(LABELS), {}, {})
+    weights = array("f", [0.0] * 2 * len(LABELS))
+    silent = CharModel(1, weights, (0.0,) * len(LABELS), {}, {}, overrule_screen=screen)
     return Judge(embedder, classifier, examples, silent), embedder
 
 
