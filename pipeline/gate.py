@@ -210,10 +210,8 @@ def screen_content(
     """
     similarity = _similarity(judge)
     screen = screen_rules(text, policy, subject=subject, user_text=user_text, similarity=similarity)
-    if screen is not None and overruled(screen, text, judge) is None:
-        return screen
     if screen is not None:
-        return None
+        return None if overruled(screen, text, judge) else screen
     return screen_judged(text, subject=subject, user_text=user_text, judge=judge)
 
 
@@ -331,11 +329,11 @@ def _prepare_judge(
     user_text: str | None,
     judge: Judge,
 ) -> None:
-    """Embed in one batch what the judge will read: new texts the rules let through or
-    refused by a word alone (the user's words too when one is a rule for the assistant,
-    whose support they decide). A
-    repeat of a stored memory or a reinforcement of a shown one only strengthens what was
-    already judged, so it is never embedded for the judge."""
+    """Embed in one batch what the judge will read: new texts the rules let through, and
+    those a word rule alone refused that the n-gram model does not settle (the user's words
+    too when one is a rule for the assistant, whose support they decide). A repeat of a
+    stored memory or a reinforcement of a shown one only strengthens what was already
+    judged, so it is never embedded for the judge."""
     # (text, subject, whether a stored repeat of it would be merged), cheapest checks first.
     items = [
         (c.content.strip(), c.subject, True)
