@@ -369,6 +369,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _framed_values(text)
     found += _split_keys(text)
     found += _spelled_out_keys(text)
+    found += _table_columns(text)
     found += _unspaced_kana_phrases(text)
     return tuple(_merge(found))
 
@@ -1875,6 +1876,59 @@ def _spelled_out_keys(text: str) -> Iterator[Finding]:
         joined = m.group().replace(" ", "")
         if _looks_random(joined) or next(_provider_keys(joined), None) is not None:
             yield Finding("key spelled out character by character", m.start(), m.end())
+
+
+# A table whose header names a password or a key ("| service | pwd |"): each cell under
+# that header is the value, however plain ("| gmail | Tr0ub4dor&3 |"). A header that names
+# a setting ("2FA": "yes", "SMS only") is not enough, and under a noun that often names a
+# public number ("code", "door") only digits are a value.
+_TABLE_HEADER = re.compile(
+    r"pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pswds?|psw|pins?|"
+    r"pin ?codes?|codes?|passwort|kennwort|mot de passe|contraseñas?|senhas?|密码|口令|"
+    r"パスワード|비밀번호|secrets?|api ?keys?|keys?|tokens?",
+    re.IGNORECASE,
+)
+_TABLE_LINE = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
+_TABLE_RULE = re.compile(r"[\s|:\-]*")
+
+
+def _table_columns(text: str) -> Iterator[Finding]:
+    """Cells under a header cell that names a password or a key, in a markdown table."""
+    if text.count("|") < 6 or "\n" not in text:
+        return
+    rows = [
+        _cells(m.start(1), m[1])
+        for m in _TABLE_LINE.finditer(text)
+        if not _TABLE_RULE.fullmatch(m.group())
+    ]
+    if len(rows) < 2:
+        return
+    columns = {}
+    for i, (start, end) in enumerate(rows[0]):
+        header = text[start:end].strip()
+        if _TABLE_HEADER.fullmatch(header):
+            columns[i] = header.lower() in _WEAK_NOUNS
+    for row in rows[1:]:
+        for i, weak in columns.items():
+            if i >= len(row):
+                continue
+            start, end = row[i]
+            value = text[start:end].strip()
+            if not value or len(value) > 64 or _prose(value) or (weak and not value.isdigit()):
+                continue
+            begin = start + text[start:end].index(value)
+            yield Finding(
+                _noun_kind(text[rows[0][i][0] : rows[0][i][1]].strip()), begin, begin + len(value)
+            )
+
+
+def _cells(offset: int, body: str) -> list[tuple[int, int]]:
+    """The spans of a table row's cells, empty ones included."""
+    spans, position = [], offset
+    for cell in body.split("|"):
+        spans.append((position, position + len(cell)))
+        position += len(cell) + 1
+    return spans
 
 
 def _generated_group(group: str) -> bool:

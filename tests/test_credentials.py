@@ -43,6 +43,7 @@ NEWER_KINDS = (
     "_framed_values",
     "_split_keys",
     "_spelled_out_keys",
+    "_table_columns",
     "_unspaced_kana_phrases",
 )
 
@@ -754,6 +755,9 @@ PROBED_SECRETS = [
     ("Health insurance member ID: XGH 884 210 773", "XGH 884 210 773"),
     ("Costco membership # 111 8829 4403", "111 8829 4403"),
     ('Vault passphrase is "my cat eats 3 tacos on Sunday".', "my cat eats 3 tacos on Sunday"),
+    # A table column headed by a password noun.
+    ("| service | pwd |\n|---|---|\n| gmail | Tr0ub4dor&3 |", "Tr0ub4dor&3"),
+    ("| site | login | password |\n|--|--|--|\n| nas | admin | sunflower |", "sunflower"),
 ]
 
 
@@ -799,6 +803,10 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         'User says their password must be "at least 12 characters".',
         "User renewed the gym membership for 12 months in 2024.",
         "User's WPA2 key is printed on the router's sticker.",
+        "| day | plan |\n|---|---|\n| mon | gym |",
+        "| site | password |\n|--|--|\n| nas | same as the usual one |",
+        "| item | code |\n|---|---|\n| shirt | A12 |",
+        "| service | 2FA |\n|---|---|\n| gmail | yes |\n| bank | SMS only |",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
