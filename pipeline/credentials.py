@@ -1709,13 +1709,11 @@ def _prose(value: str) -> bool:
         return False
     # A passphrase made of words often holds a number ("my cat eats 3 tacos on Sunday"); a
     # description holds one only as a count ("at least 12 characters").
-    counts = [w for i, w in enumerate(words) if w.isdigit()]
-    counted = all(
+    return all(
         i + 1 < len(words) and words[i + 1].strip(_TRIM) in _UNIT_WORDS
         for i, w in enumerate(words)
         if w.isdigit()
     )
-    return not counts or counted
 
 
 _BARE_QUOTE = re.compile(r"\s?(?P<link>)(?=[\"'`‘“«„「『])")
@@ -1903,13 +1901,11 @@ def _table_columns(text: str) -> Iterator[Finding]:
     ]
     if len(rows) < 2:
         return
-    columns = {}
-    for i, (start, end) in enumerate(rows[0]):
-        header = text[start:end].strip()
-        if _TABLE_HEADER.fullmatch(header):
-            columns[i] = header.lower() in _WEAK_NOUNS
+    headers = [text[start:end].strip() for start, end in rows[0]]
+    columns = {i: h for i, h in enumerate(headers) if _TABLE_HEADER.fullmatch(h)}
     for row in rows[1:]:
-        for i, weak in columns.items():
+        for i, header in columns.items():
+            weak = header.lower() in _WEAK_NOUNS
             if i >= len(row):
                 continue
             start, end = row[i]
@@ -1917,9 +1913,7 @@ def _table_columns(text: str) -> Iterator[Finding]:
             if not value or len(value) > 64 or _prose(value) or (weak and not value.isdigit()):
                 continue
             begin = start + text[start:end].index(value)
-            yield Finding(
-                _noun_kind(text[rows[0][i][0] : rows[0][i][1]].strip()), begin, begin + len(value)
-            )
+            yield Finding(_noun_kind(header), begin, begin + len(value))
 
 
 def _cells(offset: int, body: str) -> list[tuple[int, int]]:

@@ -614,6 +614,7 @@ class Injection:
 
     rule: str
     matched: str
+    channel: bool = False  # what matched is where the rule sends something (a URL, an account)
 
     @property
     def detail(self) -> str:
@@ -664,7 +665,7 @@ def find_injection(
     for pattern, what in _OUTBOUND:
         m = pattern.search(text)
         if m:
-            return Injection(f"a rule for the assistant that carries {what}", m.group())
+            return Injection(f"a rule for the assistant that carries {what}", m.group(), True)
     for pattern, rule in (
         (_AUTHORITY, "a rule for the assistant that claims authority or changes permissions"),
         (_HIDDEN, "a rule for the assistant that hides what it does from the user"),

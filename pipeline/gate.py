@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from .credentials import find_secret, redact
 from .directives import (
-    Injection,
     asked_for,
     find_injection,
     is_assistant_rule,
@@ -237,7 +236,7 @@ def screen_rules(
     # no. 7720-0419-33") is named for what it does; the value is redacted wherever the text
     # is shown either way. A value that is only shaped like an order's channel ("Share link
     # for the tax documents: https://...?token=...") stays a secret.
-    if injection and (not secret or names_assistant(stripped, subject) or not _carries(injection)):
+    if injection and (not secret or names_assistant(stripped, subject) or not injection.channel):
         also = f"; it also contains {_article(secret)} {secret}" if secret else ""
         return _Screen("injection", injection.detail + also)
     if secret:
@@ -260,10 +259,6 @@ def screen_rules(
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
         return _Screen("small_talk", "no content words")
     return None
-
-
-def _carries(injection: Injection) -> bool:
-    return injection.rule.startswith("a rule for the assistant that carries")
 
 
 def overruled(screen: _Screen, text: str, judge: Judge | None) -> str | None:

@@ -32,7 +32,7 @@ from pipeline.store import Change, Focus, Recall, Snapshot
 from pipeline.turn import Proposal, Requests, commit_focus, forget_on_disk, run_turn
 from tests.helpers import echo_responder, make_settings
 from tests.llm_server import ScriptedLLM
-from tests.strategies import NOW, candidates, contents, revisions
+from tests.strategies import NOW, candidates, contents, memory, revisions
 
 POLICY = Policy(max_per_turn=2, max_per_day=2)
 SCOPES = [Scope(), Scope(project="garden")]
@@ -256,17 +256,7 @@ def test_the_term_index_follows_every_write(pg_url: str) -> None:
     revised text is found by its new words only, a purged one not at all."""
     s = _store_of(
         pg_url,
-        [
-            Memory(
-                id="mem_0001",
-                type="preference",
-                subject="user",
-                content="User likes green tea",
-                confidence=0.9,
-                created_at=NOW,
-                last_reinforced=NOW,
-            )
-        ],
+        [memory("mem_0001", "User likes green tea", age_hours=0)],
     )
 
     def near(text: str) -> list[str]:
@@ -295,22 +285,14 @@ def test_an_older_database_is_indexed_when_opened(pg_url: str, version: int) -> 
     find them."""
     import psycopg
 
-    memory = Memory(
-        id="mem_0001",
-        type="preference",
-        subject="user",
-        content="User likes green tea",
-        confidence=0.9,
-        created_at=NOW,
-        last_reinforced=NOW,
-    )
+    tea = memory("mem_0001", "User likes green tea", age_hours=0)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE schema_version (version integer NOT NULL)")
         conn.execute(pgstore._SCHEMA)  # type: ignore[arg-type]
         conn.execute("INSERT INTO users (user_id, next_seq) VALUES ('old', 2)")
         conn.execute(
             "INSERT INTO memories (user_id, id, pos, data) VALUES ('old', 'mem_0001', 0, %s)",
-            (memory.model_dump_json(),),
+            (tea.model_dump_json(),),
         )
         if version == 2:  # as version 2 wrote it: columns and terms without the pool's
             pgstore._index_existing(conn)
