@@ -103,6 +103,9 @@ class Judge:
         self._chars = chars
         self._vectors: dict[str, np.ndarray] = {}
         self._verdicts: dict[str, JudgeVerdict] = {}
+        # A text a word rule refused is screened by the n-gram model when the turn's batch
+        # is prepared and again when it is decided, then judged: scored once.
+        self._char_probabilities: dict[str, list[float]] = {}
 
     @property
     def classifier(self) -> Classifier:
@@ -173,7 +176,13 @@ class Judge:
         if not self.embeds(text):
             return True  # the n-gram verdict is the whole verdict, and it is cheap
         # Read from the n-gram model's data, so that a text it settles loads nothing more.
-        return self.chars.probabilities(text)[0] >= self.chars.overrule_screen
+        return self._chars_of(text)[0] >= self.chars.overrule_screen
+
+    def _chars_of(self, text: str) -> list[float]:
+        """The n-gram model's probabilities for `text`, computed once per judge."""
+        if text not in self._char_probabilities:
+            self._char_probabilities[text] = self.chars.probabilities(text)
+        return self._char_probabilities[text]
 
     def overrules(self, text: str) -> JudgeVerdict | None:
         """The verdict that keeps `text` over a word rule's refusal (a time word, a hedge, a
@@ -195,7 +204,7 @@ class Judge:
         model = self.classifier
         probabilities = combine(
             softmax(vector @ model.weights + model.bias),
-            np.array(self.chars.probabilities(text), dtype=np.float32),
+            np.array(self._chars_of(text), dtype=np.float32),
         )
         best = int(np.argmax(probabilities))
         label = LABELS[best]
