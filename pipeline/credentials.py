@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -328,8 +329,47 @@ MIN_ENTROPY_HEX = 3.3
 def find_secrets(text: str) -> list[Finding]:
     """Every secret value in `text`, as non-overlapping spans in order of position."""
     if len(text) > CACHED_CHARS:
-        return list(_find_secrets.__wrapped__(text))
-    return list(_find_secrets(text))
+        found = list(_find_secrets.__wrapped__(text))
+    else:
+        found = list(_find_secrets(text))
+    return found
+
+
+# Values the gate's learned backstop (`secretjudge.py`) read as secrets where the finder
+# saw none. From then on, in this context (a command, or one call of the library or the
+# MCP server), `redact` hides them as it hides the finder's own findings, so the user's
+# words and the answer that hold them are kept and shown without them. They change what
+# is redacted, never what the finder finds: a later memory with the same number is
+# judged on its own words.
+_HIDDEN: ContextVar[tuple[tuple[str, re.Pattern[str]], ...]] = ContextVar(
+    "hidden_secret_values", default=()
+)
+_DIGIT_GAP = r"[ \-./]?"
+
+
+def hide(values: Iterable[str]) -> None:
+    """Redact each of `values` wherever it occurs from now on, in this context."""
+    hidden = _HIDDEN.get()
+    known = {value for value, _ in hidden}
+    new = [v for v in dict.fromkeys(v.strip() for v in values) if v and v not in known]
+    if new:
+        _HIDDEN.set(hidden + tuple((v, _hidden_pattern(v)) for v in new))
+
+
+def _hidden_pattern(value: str) -> re.Pattern[str]:
+    """Where `value` occurs: a number however its digits are grouped ("6 0 3 9", "6039"),
+    anything else as written; never inside a longer word or number."""
+    if re.fullmatch(r"[\d \-./]+", value):
+        body = _DIGIT_GAP.join(ch for ch in value if ch.isdigit())
+    else:
+        body = re.escape(value)
+    return re.compile(rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def _hidden_values(text: str) -> Iterator[Finding]:
+    for _, pattern in _HIDDEN.get():
+        for m in pattern.finditer(text):
+            yield Finding("judged secret", m.start(), m.end())
 
 
 # A text is read more than once: the gate reads a candidate for its rules and again for
@@ -384,14 +424,14 @@ def redact_fields(texts: Sequence[str]) -> list[str]:
     """Many short texts, each redacted as `redact` redacts it alone, at the cost of about
     one scan: they are scanned joined by newlines (a newline ends every clause a detector
     reads), and redacted one by one only when that scan finds anything."""
-    if not texts or not find_secrets("\n".join(texts)):
+    if not texts or not _redacted_spans("\n".join(texts)):
         return list(texts)
     return [redact(text) for text in texts]
 
 
 def redact(text: str) -> str:
     """`text` with every secret value replaced by [REDACTED]; the sentence around it stays."""
-    found = find_secrets(text)
+    found = _redacted_spans(text)
     if not found:
         return text
     # Text is redacted at every output boundary, some of it twice (a gate verdict, then the
@@ -404,6 +444,13 @@ def redact(text: str) -> str:
         last = f.end
     out.append(text[last:])
     return "".join(out)
+
+
+def _redacted_spans(text: str) -> list[Finding]:
+    found = find_secrets(text)
+    if _HIDDEN.get():
+        found = _merge(found + list(_hidden_values(text)))
+    return found
 
 
 def redact_tree(value: Any) -> Any:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .credentials import find_secret, redact
+from .credentials import find_secret, hide, redact
 from .directives import (
     asked_for,
     find_injection,
@@ -33,6 +33,7 @@ from .models import (
     RevisionIn,
     Verdict,
 )
+from .secretjudge import judge_secret
 from .text import NEGATIONS, count_cjk, dedupe_key, fold, terms
 
 if TYPE_CHECKING:
@@ -209,6 +210,7 @@ def screen_content(
     """
     similarity = _similarity(judge)
     screen = screen_rules(text, policy, subject=subject, user_text=user_text, similarity=similarity)
+    screen = judged_secret(text, screen, judge) or screen
     if screen is not None:
         return None if overruled(screen, text, judge) else screen
     return screen_judged(text, subject=subject, user_text=user_text, judge=judge)
@@ -259,6 +261,21 @@ def screen_rules(
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
         return _Screen("small_talk", "no content words")
     return None
+
+
+def judged_secret(text: str, screen: _Screen | None, judge: Judge | None) -> _Screen | None:
+    """The learned backstop of the secret finder, for a text the rules let through or
+    refused only for its words: a value the model reads as a secret by its context ("to
+    get in: punch 6 0 3 9"). What it read as the value is redacted from then on, in the
+    user's words and the answer as in the refused text."""
+    if judge is None or (screen is not None and not screen.lexical):
+        return None
+    stripped = text.strip()
+    verdict = judge_secret(stripped)
+    if verdict is None:
+        return None
+    hide(stripped[start:end] for start, end in verdict.spans)
+    return _Screen("secret", verdict.detail)
 
 
 def overruled(screen: _Screen, text: str, judge: Judge | None) -> str | None:
@@ -563,6 +580,7 @@ def gate(
         screen = screen_rules(
             c.content, policy, subject=c.subject, user_text=user_text, similarity=similarity
         )
+        screen = judged_secret(c.content, screen, judge) or screen
         explicit = explicit_turn and c.explicit
         confident = c.confidence >= policy.min_confidence or explicit
         kept_over = overruled(screen, c.content, judge) if screen and confident else None

@@ -586,19 +586,6 @@ def commit_turn(
             base = pending.session.model_copy(update={"messages": [], "session_summary": ""})
         else:
             base = disk.session  # appended to as it is now, so a concurrent turn is kept
-        # Everything the session keeps is redacted here: the turn, and the model's summary
-        # of older turns.
-        fold = pending.proposal.fold
-        recorded = record_turn(
-            base,
-            turn_id=pending.turn_id,
-            user_input=redact(pending.user_input),
-            answer=redact(pending.answer),
-            started=pending.started,
-            answered=pending.answered,
-            fold=replace(fold, summary=redact(fold.summary)) if fold else None,
-            max_turns=settings.session_turns,
-        )
         proposal, requests = pending.proposal, pending.requests
         forgot = [] if no_ltm_writes else forget_on_disk(disk.ltm, requests, pending.turn_id, now)
         result = gate(
@@ -612,6 +599,20 @@ def commit_turn(
             forgotten=requests.forget_texts,
             user_text=pending.user_input,
             judge=pending.judge,
+        )
+        # Everything the session keeps is redacted here: the turn, and the model's summary
+        # of older turns; after the gate, which may have read a value in a candidate as a
+        # secret that the user's words hold too.
+        fold = pending.proposal.fold
+        recorded = record_turn(
+            base,
+            turn_id=pending.turn_id,
+            user_input=redact(pending.user_input),
+            answer=redact(pending.answer),
+            started=pending.started,
+            answered=pending.answered,
+            fold=replace(fold, summary=redact(fold.summary)) if fold else None,
+            max_turns=settings.session_turns,
         )
         applied = Applied(result)
         if not no_ltm_writes:

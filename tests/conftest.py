@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import credentials
 from pipeline.config import Settings, load_settings
 from tests.helpers import turn_env
 from tests.llm_server import ScriptedLLM
@@ -23,6 +24,9 @@ def _isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     empty_env.write_text("")
     monkeypatch.setenv("MEMTEST_ENV_FILE", str(empty_env))
     monkeypatch.setenv("MEMTEST_STATE_DIR", str(tmp_path / "state"))
+    # Values the secret model hid stay hidden in their context; a test starts with none, as
+    # a command's process does.
+    credentials._HIDDEN.set(())
 
 
 @pytest.fixture

@@ -1,0 +1,158 @@
+"""The learned backstop of the secret finder: is the value in this memory a secret?
+
+The finder (`credentials.py`) knows formats and the nouns that introduce a value; a user
+who writes "to get in: punch 6 0 3 9 then the bell icon" or "微信支付密码是六个8" uses
+neither. This model reads the whole sentence instead: a logistic regression over the
+same hashed character n-grams as the n-gram judge (`charjudge.py`, digits read as 0),
+trained on the labelled corpus's secrets against every other kind of memory, so it has
+learned the contexts that make a number a secret rather than the words of one phrasing.
+It ships as `judge/secrets.bin` (int8 weights) with `judge/secrets.json`, written by
+`benchmarks/train_secret_judge.py`, which also chose the threshold by cross-validation.
+
+It speaks only when the text holds something a secret could be (`value_spans`): a run of
+three or more digits that is not a year, a time, an amount or a phone number in
+international form; a token of letters and digits; digits spelled out in words. Those
+spans are what a refusal redacts. Pure Python, deterministic, a fraction of a millisecond
+a text, and nothing is read until a text holds such a value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from array import array
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from .charjudge import bucket, features, grams
+from .text import has_cjk
+
+WEIGHTS_FILE = Path(__file__).parent / "judge" / "secrets.bin"
+META_FILE = Path(__file__).parent / "judge" / "secrets.json"
+
+# A run of digits, single spaces, hyphens, dots or slashes between them ("6 0 3 9",
+# "84-3920175"), or a token that mixes letters and digits ("F7K2Q", "Brisket_1977").
+_DIGIT_RUN = re.compile(r"(?<![\w+])\+?\d(?:[ \-./]?\d)*(?!\w)")
+_MIXED = re.compile(r"(?<![\w@])(?=[\w!#$%&*]*\d)(?=[\w!#$%&*]*[A-Za-z])[\w!#$%&*]{4,}")
+_EN_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_SPELLED = re.compile(rf"\b{_EN_DIGIT}(?:[\s,\-]+{_EN_DIGIT}){{2,}}\b", re.IGNORECASE)
+# Chinese digits written out ("六六零八"), or a count of one digit ("六个8", "三个五").
+_HAN_DIGITS = re.compile(
+    r"[零〇一二三四五六七八九两]{3,}|[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_CLOCK = re.compile(r"\d{1,2}[.:]\d\d")
+# An amount or a measure: the unit after the number says what it counts.
+_UNIT_AFTER = re.compile(
+    r"\s?(?:年|月|日|号楼|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|人|"
+    r"(?:percent|per cent|euros?|dollars?|pounds?|yuan|usd|eur|gbp|km|kg|mb|gb|tb|kb|"
+    r"miles?|metres?|meters?|m2|sq|feet|ft|hours?|hrs?|minutes?|mins?|seconds?|days?|"
+    r"weeks?|months?|years?|people|employees|students|users|pages|words|steps|calories|"
+    r"kcal|times|st|nd|rd|th)\b)",
+    re.IGNORECASE,
+)
+_CURRENCY_BEFORE = frozenset("$€£¥")
+
+
+@dataclass(frozen=True)
+class SecretVerdict:
+    """A text judged to hold a secret: how sure, and the spans judged to be its value."""
+
+    probability: float
+    spans: tuple[tuple[int, int], ...]
+
+    @property
+    def detail(self) -> str:
+        return f"judged to hold a secret value (p={self.probability:.2f}, character n-grams)"
+
+
+def value_spans(text: str) -> list[tuple[int, int]]:
+    """Where in `text` a secret value could be, in order of position."""
+    spans = []
+    for m in _DIGIT_RUN.finditer(text):
+        value = m.group()
+        if value.startswith("+") or sum(ch.isdigit() for ch in value) < 3:
+            continue
+        if _YEAR.fullmatch(value) or _CLOCK.fullmatch(value):
+            continue
+        if _UNIT_AFTER.match(text, m.end()) or text[m.start() - 1 : m.start()] in _CURRENCY_BEFORE:
+            continue
+        spans.append((m.start(), m.end()))
+    for pattern in (_MIXED, _SPELLED, _HAN_DIGITS):
+        spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+@dataclass(frozen=True)
+class SecretModel:
+    """Hashed n-gram weights for "holds a secret" against every other kind, the bias, and
+    the probability that refuses (Chinese text has its own, chosen on Chinese rows)."""
+
+    bits: int
+    weights: array[int] | array[float]
+    bias: float
+    threshold: float
+    threshold_cjk: float
+    scale: float = 1.0
+
+    def probability(self, text: str) -> float:
+        """How likely `text` is to hold a secret (the logistic of the linear score)."""
+        w = self.weights
+        score = self.bias + self.scale * sum(x * w[b] for b, x in features(text, self.bits).items())
+        return 1.0 / (1.0 + math.exp(-score))
+
+    def judge(self, text: str) -> SecretVerdict | None:
+        """A verdict when `text` holds a possible value and is judged a secret, else None."""
+        spans = value_spans(text)
+        if not spans:
+            return None
+        p = self.probability(text)
+        if p < (self.threshold_cjk if has_cjk(text) else self.threshold):
+            return None
+        return SecretVerdict(p, tuple(spans))
+
+    def weighed_most(self, text: str, count: int = 3) -> tuple[str, ...]:
+        """The n-grams of `text` that pushed it furthest towards a secret."""
+        # No n-gram of a value is shown: it would give away part of what is redacted.
+        hidden = {g.strip() for start, end in value_spans(text) for g in grams(text[start:end])}
+        push: dict[str, float] = {}
+        for gram in grams(text):
+            shown = gram.strip()
+            if shown in hidden or not any(ch.isalnum() for ch in shown):
+                continue
+            if not (len(shown) == 1 and shown.isascii()):
+                push[shown] = max(push.get(shown, -math.inf), self.weights[bucket(gram, self.bits)])
+        ranked = sorted(push, key=lambda g: (-push[g], -len(g), g))
+        return tuple(g for g in ranked[:count] if push[g] > 0)
+
+
+@cache
+def load_secret_model() -> SecretModel:
+    """The shipped model, read once per process (32 KB)."""
+    meta = json.loads(META_FILE.read_text(encoding="utf-8"))
+    weights = array("b")
+    weights.frombytes(WEIGHTS_FILE.read_bytes())
+    return SecretModel(
+        int(meta["bits"]),
+        weights,
+        float(meta["bias"]),
+        float(meta["threshold"]),
+        float(meta["threshold_cjk"]),
+        float(meta["scale"]),
+    )
+
+
+def judge_secret(text: str) -> SecretVerdict | None:
+    """The backstop's verdict on one memory's text; the model is read only when the text
+    holds a possible value."""
+    if not value_spans(text):
+        return None
+    return load_secret_model().judge(text)

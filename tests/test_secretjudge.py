@@ -1,0 +1,153 @@
+"""The secret finder's learned backstop: a value the finder has no pattern for, read as a
+secret by the sentence around it, is refused and hidden wherever the turn shows or keeps
+it; harmless numbers stay facts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from pipeline.charjudge import grams
+from pipeline.credentials import REDACTED, find_secret, hide, redact
+from pipeline.gate import gate
+from pipeline.judge import Judge
+from pipeline.models import CandidateIn, Policy
+from pipeline.secretjudge import judge_secret, load_secret_model, value_spans
+from tests.helpers import candidate, invoke, keyless_env, reflection, turn_env
+from tests.llm_server import ScriptedLLM
+
+POLICY = Policy()
+NOW = datetime(2026, 11, 23, tzinfo=UTC)
+
+# Secrets the finder has no pattern for: no noun it knows introduces the value.
+BACKSTOP_SECRETS = [
+    "To get in, the user punches 6 0 3 9 and then the bell icon.",
+    "微信支付密码是六个8",
+]
+# Harmless numbers, several of them beside words that introduce secrets elsewhere.
+HARMLESS = [
+    "User's flat is number 4471.",
+    "User's bus is the 471.",
+    "User's favourite number is 1729.",
+    "User's postcode is 10115.",
+    "User was born in 1988.",
+    "User runs 5 km every morning.",
+    "User's office line is +49 30 2218 4471.",
+    "User's shoe size is 43.",
+]
+
+
+def _values(text: str) -> list[str]:
+    return [text[start:end] for start, end in value_spans(text)]
+
+
+def test_value_spans_are_what_a_secret_could_be() -> None:
+    """Digit runs however grouped, letter-digit tokens, digits spelled out in words."""
+    assert _values("punch 6 0 3 9 then the bell") == ["6 0 3 9"]
+    assert _values("EIN 84-3920175 for the LLC") == ["84-3920175"]
+    assert _values("Steam Guard code: F7K2Q") == ["F7K2Q"]
+    assert _values("it opens at six oh three nine") == ["six oh three nine"]
+    assert _values("支付密码是六个8") == ["六个8"]
+    assert _values("门禁是一九八七") == ["一九八七"]
+
+
+def test_value_spans_leave_out_years_times_amounts_and_phone_numbers() -> None:
+    """A year, a time of day, a measure, a price and an international number are not values."""
+    for text in (
+        "User was born in 1988.",
+        "The train leaves at 21:30.",
+        "User runs 10 km and 300 steps.",
+        "Rent is $1200 a month.",
+        "用户每月房租1200元。",
+        "Office: +49 30 2218 4471",
+        "User has 2 kids.",
+    ):
+        assert value_spans(text) == [], text
+
+
+def test_the_model_speaks_only_about_a_text_with_a_value() -> None:
+    """No value, no verdict, however much the words talk of secrets."""
+    assert judge_secret("User keeps the vault passphrase in a sealed envelope.") is None
+    assert judge_secret("User changes the alarm code every month.") is None
+
+
+def test_the_model_is_deterministic_and_a_probability() -> None:
+    model = load_secret_model()
+    for text in BACKSTOP_SECRETS + HARMLESS:
+        p = model.probability(text)
+        assert 0.0 <= p <= 1.0
+        assert p == model.probability(text)
+
+
+@pytest.mark.parametrize("text", BACKSTOP_SECRETS)
+def test_a_secret_without_a_noun_is_refused_by_the_model(text: str) -> None:
+    """The finder passes it; the gate refuses it as `secret` and says the model judged it."""
+    assert find_secret(text) is None
+    decision = _decide(text)
+    assert (decision.verdict, decision.reason) == ("rejected", "secret")
+    assert "judged to hold a secret value" in decision.detail
+
+
+@pytest.mark.parametrize("text", HARMLESS)
+def test_a_harmless_number_stays_a_fact(text: str) -> None:
+    decision = _decide(text)
+    assert (decision.verdict, decision.reason) == ("accepted", "ok"), decision.detail
+
+
+def test_without_a_judge_the_rules_alone_decide() -> None:
+    """`memory add` and the library's own writes pass no judge: the model is not asked."""
+    text = BACKSTOP_SECRETS[0]
+    c = CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
+    d = gate([c], [], [], aliases={}, policy=POLICY, now=NOW, judge=None).candidates[0]
+    assert d.verdict == "accepted"
+
+
+def test_the_explanation_shows_no_part_of_the_value() -> None:
+    """The n-grams named for a verdict never include one drawn from the value."""
+    model = load_secret_model()
+    text = "Steam Guard code he read out: F7K2Q"
+    hidden = {g.strip() for g in grams("F7K2Q")}
+    assert not set(model.weighed_most(text, count=50)) & hidden
+
+
+def test_a_hidden_value_is_redacted_however_its_digits_are_grouped() -> None:
+    """Once hidden, "6 0 3 9" is redacted as 6039 or 6-0-3-9, but not inside 160391."""
+    assert redact("seen 6039, 6-0-3-9, 160391") == "seen 6039, 6-0-3-9, 160391"
+    hide(["6 0 3 9"])
+    assert redact("seen 6039, 6-0-3-9, 160391") == f"seen {REDACTED}, {REDACTED}, 160391"
+    hide(["F7K2Q"])
+    assert redact("it was f7k2q") == f"it was {REDACTED}"
+
+
+def test_a_value_only_the_model_caught_is_nowhere_after_the_turn(
+    llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    """The user's words, the answer, the trace, --json, the session and the listings are
+    all written after the gate: the value it read as a secret is in none of them."""
+    sentence, value = BACKSTOP_SECRETS[0], "6 0 3 9"
+    state_dir = tmp_path / "state"
+    env = turn_env(llm, state_dir)
+    llm.reply(f"Noted: {sentence}").reply(
+        reflection(candidate(sentence), candidate("User keeps a home server."))
+    )
+    turn = invoke("-i", f"remember: {sentence}", "--json", "--show-trace", env=env)
+    assert turn.returncode == 0, turn.stderr
+    assert '"reason": "secret"' in turn.stdout
+    outputs = [turn.stdout, turn.stderr]
+    for command in (["memory", "export"], ["memory", "list"], ["memory", "stats"]):
+        shown = invoke(*command, env=keyless_env(state_dir))
+        assert shown.returncode == 0, shown.stderr
+        outputs.append(shown.stdout + shown.stderr)
+    files = [p for p in state_dir.rglob("*") if p.is_file()]
+    assert any(p.name == "session.json" for p in files)
+    assert any("home server" in p.read_text(encoding="utf-8") for p in files)
+    assert [str(p) for p in files if value.encode() in p.read_bytes()] == []
+    assert [text for text in outputs if value in text] == []
+
+
+def _decide(text: str):  # type: ignore[no-untyped-def]
+    c = CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
+    judge = Judge(None)
+    return gate([c], [], [], aliases={}, policy=POLICY, now=NOW, judge=judge).candidates[0]
