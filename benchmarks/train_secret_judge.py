@@ -3,17 +3,21 @@
 A logistic regression over the n-gram judge's hashed character n-grams, secrets against
 every other kind of row. It is trained, and its threshold chosen, only on rows that hold
 a value it may speak about (`secretjudge.value_spans`), which is where it is asked: over
-all rows it learned that a number is a secret (most rows with one are), and
-cross-validation cost 40 (English) and 19 (Chinese) against 25 and 13 this way.
+all rows it learns that a number is a secret (most rows with one are), and its
+cross-validated balanced error is 0.169 (English) and 0.248 (Chinese) against 0.139 and
+0.146 this way.
 
 Only training data is read: the parts of the gate corpus in `gate_eval.TRAIN_PARTS`, the
 judge's own sentences (`tests/data/judge_train/`) and sentences written for this model
 (`tests/data/secret_train/`: secrets with no noun before their value, beside facts that
 hold harmless numbers in the same words); the parts held out from heldout6 on are never
 read. The threshold, one for English and one for Chinese, is chosen by 5-fold
-cross-validation over concepts (all phrasings of one concept fall in one fold): a secret
-the model misses and a durable fact it refuses cost the same (a refused passing state or
-planted instruction costs nothing: the gate refuses it anyway).
+cross-validation over concepts (all phrasings of one concept fall in one fold), by the
+balanced error: the share of secrets the model misses plus the share of durable facts it
+refuses (a refused passing state or planted instruction costs nothing: the gate refuses it
+anyway). Each kind weighs the same whatever its number of rows: the training data holds
+four secrets for every fact with a number, the reverse of what a reflecting model
+proposes, and the finder reads most secrets before the model does.
 
     python benchmarks/train_secret_judge.py
 """
@@ -40,10 +44,6 @@ BITS = 15
 L2 = 1e-5
 STEPS = 300
 RATE = 4.0
-# A secret stored is worse than a fact refused, but the model only adds to the finder,
-# which reads most secrets before it does (every training secret but one): a secret the
-# model misses is rarely stored, while a fact it refuses is lost whatever the finder did.
-SECRET_LOSS = 1.0
 SECRET_TRAIN = TRAIN.parent / "secret_train"
 THRESHOLD_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(14))
 
@@ -93,8 +93,10 @@ def probabilities(x: Sparse, w: np.ndarray, b: float) -> np.ndarray:
 
 
 def cost(p: np.ndarray, secret: np.ndarray, durable: np.ndarray, t: float) -> float:
+    """The balanced error at threshold `t`."""
     refused = p >= t
-    return float(SECRET_LOSS * (secret & ~refused).sum() + (durable & refused).sum())
+    missed = (secret & ~refused).sum() / max(int(secret.sum()), 1)
+    return float(missed + (durable & refused).sum() / max(int(durable.sum()), 1))
 
 
 def main() -> None:
@@ -123,7 +125,7 @@ def main() -> None:
         for t in THRESHOLD_GRID:
             refused = (p >= t) & seen
             print(
-                f"  t={t:.2f}: cost {cost(p[seen], s[seen], d[seen], t):5.0f}  "
+                f"  t={t:.2f}: balanced error {cost(p[seen], s[seen], d[seen], t):.3f}  "
                 f"secrets caught {int((refused & secret).sum()):4d}/{int(s.sum())}  "
                 f"durable refused {int((refused & durable).sum()):3d}  "
                 f"(of them the finder passes {int((refused & durable & ~rules).sum())})"

@@ -34,8 +34,12 @@ META_FILE = Path(__file__).parent / "judge" / "secrets.json"
 
 # A run of digits, single spaces, hyphens, dots or slashes between them ("6 0 3 9",
 # "84-3920175"), or a token that mixes letters and digits ("F7K2Q", "Brisket_1977").
-_DIGIT_RUN = re.compile(r"(?<![\w+])\+?\d(?:[ \-./]?\d)*(?!\w)")
-_MIXED = re.compile(r"(?<![\w@])(?=[\w!#$%&*]*\d)(?=[\w!#$%&*]*[A-Za-z])[\w!#$%&*]{4,}")
+# ASCII word edges: the Chinese words around a value ("密码是662190") are not part of it.
+_DIGIT_RUN = re.compile(r"(?<![\w+])\+?\d(?:[ \-./]?\d)*(?!\w)", re.ASCII)
+_TOKEN = r"[A-Za-z0-9_!#$%&*]"
+_MIXED = re.compile(
+    rf"(?<![\w@.])(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{4,}}(?![\w@])", re.ASCII
+)
 _EN_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _SPELLED = re.compile(rf"\b{_EN_DIGIT}(?:[\s,\-]+{_EN_DIGIT}){{2,}}\b", re.IGNORECASE)
 # Chinese digits written out ("六六零八"), or a count of one digit ("六个8", "三个五").
@@ -46,7 +50,7 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _CLOCK = re.compile(r"\d{1,2}[.:]\d\d")
 # An amount or a measure: the unit after the number says what it counts.
 _UNIT_AFTER = re.compile(
-    r"\s?(?:年|月|日|号楼|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|人|"
+    r"\s?(?:年|月|日|号|楼|层|室|栋|路|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|人|"
     r"(?:percent|per cent|euros?|dollars?|pounds?|yuan|usd|eur|gbp|km|kg|mb|gb|tb|kb|"
     r"miles?|metres?|meters?|m2|sq|feet|ft|hours?|hrs?|minutes?|mins?|seconds?|days?|"
     r"weeks?|months?|years?|people|employees|students|users|pages|words|steps|calories|"
@@ -62,10 +66,14 @@ class SecretVerdict:
 
     probability: float
     spans: tuple[tuple[int, int], ...]
+    features: tuple[str, ...] = ()  # the n-grams that weighed most, none from the value
 
     @property
     def detail(self) -> str:
-        return f"judged to hold a secret value (p={self.probability:.2f}, character n-grams)"
+        judged = f"judged to hold a secret value (p={self.probability:.2f}, character n-grams)"
+        if not self.features:
+            return judged
+        return f"{judged}; weighed most: {', '.join(repr(g) for g in self.features)}"
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:
@@ -117,7 +125,7 @@ class SecretModel:
         p = self.probability(text)
         if p < (self.threshold_cjk if has_cjk(text) else self.threshold):
             return None
-        return SecretVerdict(p, tuple(spans))
+        return SecretVerdict(p, tuple(spans), self.weighed_most(text))
 
     def weighed_most(self, text: str, count: int = 3) -> tuple[str, ...]:
         """The n-grams of `text` that pushed it furthest towards a secret."""
@@ -128,7 +136,7 @@ class SecretModel:
             shown = gram.strip()
             if shown in hidden or not any(ch.isalnum() for ch in shown):
                 continue
-            if not (len(shown) == 1 and shown.isascii()):
+            if not (len(shown) < 3 and shown.isascii()):  # "he", "rd": no word to read
                 push[shown] = max(push.get(shown, -math.inf), self.weights[bucket(gram, self.bits)])
         ranked = sorted(push, key=lambda g: (-push[g], -len(g), g))
         return tuple(g for g in ranked[:count] if push[g] > 0)

@@ -23,7 +23,8 @@ NOW = datetime(2026, 11, 23, tzinfo=UTC)
 
 # Secrets the finder has no pattern for: no noun it knows introduces the value.
 BACKSTOP_SECRETS = [
-    "To get in, the user punches 6 0 3 9 and then the bell icon.",
+    "User gets into the building by punching 6 0 3 9.",
+    "User's gym locker opens with 2-2-7.",
     "微信支付密码是六个8",
 ]
 # Harmless numbers, several of them beside words that introduce secrets elsewhere.
@@ -36,6 +37,8 @@ HARMLESS = [
     "User runs 5 km every morning.",
     "User's office line is +49 30 2218 4471.",
     "User's shoe size is 43.",
+    "User owns an RTX 4090.",
+    "User's ZIP code is 94110.",
 ]
 
 
