@@ -297,6 +297,7 @@ def _noun_matches(text: str) -> tuple[re.Match[str], ...]:
 _CLAUSE_END = re.compile(r"(?<=[a-z\)\]])[.!?](?=\s|$)|[;\n。；！？]")
 _VALUE_TOKEN = re.compile(r"[^\s\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]+")
 _TRIM = "\"'`()[]{}<>,.;:!?*“”‘’"
+_OPENERS = "\"'`([{<“‘"
 _UNIT_WORDS = frozenset(
     """digit digits character characters char chars letter letters word words number
     numbers day days week weeks month months year years hour hours minute minutes time
@@ -410,6 +411,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _split_keys(text)
     found += _spelled_out_keys(text)
     found += _table_columns(text)
+    found += _security_answers(text)
     found += _unspaced_kana_phrases(text)
     return tuple(_merge(found))
 
@@ -1362,10 +1364,39 @@ _OTHER_VALUE_TOKEN = re.compile(
     r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+"
 )
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+# A number read out in words stands for one digit ("seven"), or two ("eighty-four",
+# "thirteen"): "five two one, eighty-four, thirty-three oh seven" is nine digits.
+_TWO_DIGIT_WORD = (
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]?(?:one|two|three|"
+    r"four|five|six|seven|eight|nine)\b)?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen)"
+)
+_NUMBER_WORD = rf"(?:{_TWO_DIGIT_WORD}|{_DIGIT_WORD})\b"
 # On lower case, and with no boundary before the first word (checked on each match): a
 # pattern that opens with a word lets the engine skip to the letters that start one.
-_SPELLED_DIGITS = re.compile(rf"{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{3,}}\b")
-_CHINESE_DIGITS = re.compile(r"[零〇一二三四五六七八九两]{4,}")
+_SPELLED_DIGITS = re.compile(rf"{_NUMBER_WORD}(?:[\s,-]+{_NUMBER_WORD})+")
+_NUMBER_WORD_TOKEN = re.compile(_NUMBER_WORD)
+_ONE_DIGIT_WORD = re.compile(rf"{_DIGIT_WORD}$")
+# Chinese digits, each character one digit, or counted: "六个8" is six eights, "三个五两个零"
+# five digits.
+_CHINESE_DIGITS = re.compile(
+    r"(?:[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]|[零〇一二三四五六七八九两])+"
+)
+_CHINESE_COUNT = re.compile(r"([一二三四五六七八九两])个")
+_CHINESE_NUMERAL = {ch: i for i, ch in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+MIN_SPELLED_DIGITS = 4
+
+
+def _spelled_digits(text: str) -> int:
+    """How many digits a run of number words or Chinese digits stands for."""
+    if has_cjk(text):
+        counted = sum(_CHINESE_NUMERAL[m.group(1)] for m in _CHINESE_COUNT.finditer(text))
+        return counted + len(_CHINESE_COUNT.sub("", text)) - len(_CHINESE_COUNT.findall(text))
+    return sum(
+        1 if _ONE_DIGIT_WORD.match(m.group()) else 2 for m in _NUMBER_WORD_TOKEN.finditer(text)
+    )
+
+
 # Digits spelled out in German, French and Spanish: looked for only in the clause of one of
 # those languages' nouns, since the words are short and common ("un", "dos", "acht").
 _OTHER_DIGIT_WORD = (
@@ -1426,10 +1457,15 @@ def _other_language_values(text: str) -> Iterator[Finding]:
     spelled = [
         m.span()
         for m in _SPELLED_DIGITS.finditer(lowered)
-        if m.start() == 0 or not lowered[m.start() - 1].isalpha()
+        if (m.start() == 0 or not lowered[m.start() - 1].isalpha())
+        and _spelled_digits(m.group()) >= MIN_SPELLED_DIGITS
     ]
     if has_cjk(text):
-        spelled += [m.span() for m in _CHINESE_DIGITS.finditer(text)]
+        spelled += [
+            m.span()
+            for m in _CHINESE_DIGITS.finditer(text)
+            if _spelled_digits(m.group()) >= MIN_SPELLED_DIGITS
+        ]
     # Four or more digit words of German, French or Spanish in a row are a code beside an
     # English noun too ("El PIN de la tarjeta es cuatro cuatro siete uno").
     for noun in _noun_matches(text):
@@ -1470,37 +1506,53 @@ _DIGIT_BY_DIGIT = re.compile(r"\d(?: \d){3,}")
 
 def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
     """The span of a number written in groups ("9 0 1 3", "945 807 3022") that starts at
-    token `i`: two or more groups of digits, one space apart, four digits or more in all."""
+    token `i`: two or more groups of digits, one space apart, four digits or more in all.
+    The first group may open a bracket or a quote ("code (7 7 2 0)")."""
+    first = tokens[i].group()
+    lead = len(first) - len(first.lstrip(_OPENERS))
+
+    def body(k: int, m: re.Match[str]) -> str:
+        return m.group()[lead:] if k == 0 else m.group()
+
     run = [tokens[i]]
     for m in tokens[i + 1 :]:
-        if not run[-1].group().isdigit() or text[run[-1].end() : m.start()] != " ":
+        if not body(len(run) - 1, run[-1]).isdigit() or text[run[-1].end() : m.start()] != " ":
             break
         run.append(m)
-    while run and not run[-1].group().strip(_TRIM).isdigit():
+    while run and not body(len(run) - 1, run[-1]).strip(_TRIM).isdigit():
         run.pop()
-    if len(run) < 2 or not all(m.group().isdigit() for m in run[:-1]):
+    if len(run) < 2 or not all(body(k, m).isdigit() for k, m in enumerate(run[:-1])):
         return None
-    if sum(len(m.group().strip(_TRIM)) for m in run) < 4:
+    if sum(len(body(k, m).strip(_TRIM)) for k, m in enumerate(run)) < 4:
         return None
     end = run[-1].start() + len(run[-1].group().rstrip(_TRIM))
-    return run[0].start(), end
+    return run[0].start() + lead, end
 
 
 # A card's security code is three digits (four on some cards): shorter than any other code.
-_CARD_CODE_NOUNS = frozenset("cvv cvc cvv2".split())
+# "安全码" is the card's code in Chinese; "security code" is one when a card is named in its
+# clause (otherwise it opens an alarm or a door, with four digits or more).
+_CARD_CODE_NOUNS = frozenset("cvv cvc cvv2 安全码 安全碼".split())
+_CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼")
+_CARD_WORD = re.compile(r"\bcards?\b|卡", re.IGNORECASE)
 _CARD_CODE = re.compile(r"\d{3,4}")
 
 
 def _card_codes(text: str) -> Iterator[Finding]:
     """A card's security code: three or four digits linked to its noun ("CVV 413")."""
-    if "cv" not in text.lower():
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _CARD_CODE_STEMS):
         return
     for match in _sensitive_nouns(text):
-        if match.group().lower() not in _CARD_CODE_NOUNS:
+        noun = match.group().lower()
+        clause_start, clause_end = _clause_around(text, *match.span())
+        if noun not in _CARD_CODE_NOUNS and not (
+            noun.startswith("security code") and _CARD_WORD.search(text, clause_start, clause_end)
+        ):
             continue
-        _, clause_end = _clause_around(text, *match.span())
         for token in list(_VALUE_TOKEN.finditer(text, match.end(), clause_end))[:3]:
-            if _COPULA.match(text[match.end() : token.start()]) is None:
+            link = text[match.end() : token.start()]
+            if _COPULA.match(link) is None and _COPULA_CJK.fullmatch(link.strip()) is None:
                 break
             value = token.group().strip(_TRIM)
             if _CARD_CODE.fullmatch(value):
@@ -1836,6 +1888,53 @@ def _framed_values(text: str) -> Iterator[Finding]:
         if introduced or german:
             begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
             yield Finding(_noun_kind(text[start:end]), begin, begin + len(value))
+
+
+# The answer to a security question is a password by another name: "security answer",
+# "memorable word", "the answer to 'name of your first pet'" said of a login or its
+# recovery, "密保答案".
+_SECURITY_ANSWER = re.compile(
+    r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
+    r"|\banswers? to (?:the |their |his |her |a |an |my |your )?(?:[\w-]+['’]s )?"
+    r"(?:security|secret) "
+    r"questions?\b"
+    r"|\banswers? to [\"'“‘][^\"'”’\n]{3,60}[\"'”’](?=[^.;\n]*\b(?:recovery|security|"
+    r"verification|log-?in|sign-?in|reset)\b)"
+    r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题",
+    re.IGNORECASE,
+)
+_SECURITY_ANSWER_STEMS = ("answer", "word", "答案", "密保")
+_ANSWER_LINK = re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為", re.IGNORECASE)
+_ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
+def _security_answers(text: str) -> Iterator[Finding]:
+    """The value after a security-question noun and its link: quoted, whatever the quotes
+    hold, or one word that ends the clause and reads as a name (a capital, a digit or a
+    sign, or Chinese), so "is lowercase" or "is in her notebook" is not one."""
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _SECURITY_ANSWER_STEMS):
+        return
+    for noun in _SECURITY_ANSWER.finditer(text):
+        _, clause_end = _clause_around(text, *noun.span())
+        link = _ANSWER_LINK.search(text, noun.end(), clause_end)
+        if link is None or len(text[noun.end() : link.start()].split()) > _ANSWER_GAP_WORDS:
+            continue
+        rest = text[link.end() : clause_end]
+        start = link.end() + len(rest) - len(rest.lstrip())
+        opener = text[start : start + 1]
+        if opener in _QUOTES:
+            close = text.find(_QUOTES[opener], start + 1)
+            if close > start + 1 and close - start <= 64 and "\n" not in text[start:close]:
+                yield Finding("security answer", start + 1, close)
+            continue
+        token = _VALUE_TOKEN.match(text, start) or _CJK_RUN.match(text, start)
+        if token is None or text[token.end() : clause_end].strip(_TRIM + " "):
+            continue
+        value = token.group().strip(_TRIM)
+        if value and (value[0].isupper() or not value.isalpha() or has_cjk(value)):
+            yield Finding("security answer", start, start + len(value))
 
 
 def _password_nouns(text: str) -> Iterator[tuple[int, int, bool]]:

@@ -341,20 +341,27 @@ _DIGIT_BY_DIGIT = re.compile(r"\d(?: \d){3,}")
 
 def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
     """The span of a number written in groups ("9 0 1 3", "945 807 3022") that starts at
-    token `i`: two or more groups of digits, one space apart, four digits or more in all."""
-    run = [tokens[i]]
-    for m in tokens[i + 1 :]:
-        if not run[-1].group().isdigit() or text[run[-1].end() : m.start()] != " ":
+    token `i`: two or more groups of digits, one space apart, four digits or more in all.
+    The first group may open a bracket or a quote ("code (7 7 2 0)")."""
+    groups = [m.group() for m in tokens[i:]]
+    lead = len(groups[0]) - len(groups[0].lstrip("\"'`([{<“‘"))
+    groups[0] = groups[0][lead:]
+    run = [0]
+    for k in range(1, len(groups)):
+        if (
+            not groups[k - 1].isdigit()
+            or text[tokens[i + k - 1].end() : tokens[i + k].start()] != " "
+        ):
             break
-        run.append(m)
-    while run and not run[-1].group().strip(_TRIM).isdigit():
+        run.append(k)
+    while run and not groups[run[-1]].strip(_TRIM).isdigit():
         run.pop()
-    if len(run) < 2 or not all(m.group().isdigit() for m in run[:-1]):
+    if len(run) < 2 or not all(groups[k].isdigit() for k in run[:-1]):
         return None
-    if sum(len(m.group().strip(_TRIM)) for m in run) < 4:
+    if sum(len(groups[k].strip(_TRIM)) for k in run) < 4:
         return None
-    end = run[-1].start() + len(run[-1].group().rstrip(_TRIM))
-    return run[0].start(), end
+    last = tokens[i + run[-1]]
+    return tokens[i].start() + lead, last.start() + len(last.group().rstrip(_TRIM))
 
 
 # Things that open with a short number: only an all-digit value next to them is a code.

@@ -45,6 +45,7 @@ NEWER_KINDS = (
     "_spelled_out_keys",
     "_table_columns",
     "_unspaced_kana_phrases",
+    "_security_answers",
 )
 
 
@@ -758,6 +759,22 @@ PROBED_SECRETS = [
     # A table column headed by a password noun.
     ("| service | pwd |\n|---|---|\n| gmail | Tr0ub4dor&3 |", "Tr0ub4dor&3"),
     ("| site | login | password |\n|--|--|--|\n| nas | admin | sunflower |", "sunflower"),
+    # A code read out in groups inside brackets, digits counted in Chinese, number words of
+    # two digits, a card's code named in Chinese or beside a card, a security answer.
+    ("keeps the med-room code (7 7 2 0) on a sticky note", "7 7 2 0"),
+    ("用户的支付宝支付密码是六个8。", "六个8"),
+    ("微信支付密码：三个五两个零一个七。", "三个五两个零一个七"),
+    (
+        "User's social is five two one, eighty-four, thirty-three oh seven.",
+        "five two one, eighty-four, thirty-three oh seven",
+    ),
+    ("The alarm code is twenty twenty.", "twenty twenty"),
+    ("信用卡背面的安全码是 417（中信卡）。", "417"),
+    ("The card security code is 417.", "417"),
+    ('Security answer for the bank login (mother\'s maiden name): "Kowalczyk".', "Kowalczyk"),
+    ("User's answer to 'name of your first pet' for PayPal recovery is Biscuit.", "Biscuit"),
+    ("The answer to the user's security question is Rex.", "Rex"),
+    ("用户的密保答案是“小白”。", "小白"),
 ]
 
 
@@ -807,6 +824,16 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "| site | password |\n|--|--|\n| nas | same as the usual one |",
         "| item | code |\n|---|---|\n| shirt | A12 |",
         "| service | 2FA |\n|---|---|\n| gmail | yes |\n| bank | SMS only |",
+        "用户有两个3岁的孩子，密码用1Password管理。",
+        "User has one or two passwords written down.",
+        "The alarm code has four or five digits.",
+        "User's alarm security code is 417.",
+        "User's security answer is lowercase.",
+        "The answer to the security question is in her notebook.",
+        "User forgot the answer to their security question.",
+        "User's answer to the question was Yes.",
+        "User's answer to 'favourite food' is Pizza.",
+        "User's card has a 3-digit security code.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:

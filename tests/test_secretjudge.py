@@ -25,7 +25,7 @@ NOW = datetime(2026, 11, 23, tzinfo=UTC)
 BACKSTOP_SECRETS = [
     "User gets into the building by punching 6 0 3 9.",
     "User's gym locker opens with 2-2-7.",
-    "微信支付密码是六个8",
+    "用户进小区按 7 3 1 9 再按#。",
 ]
 # Harmless numbers, several of them beside words that introduce secrets elsewhere.
 HARMLESS = [
