@@ -412,6 +412,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _spelled_out_keys(text)
     found += _table_columns(text)
     found += _security_answers(text)
+    found += _ein_numbers(text)
     found += _unspaced_kana_phrases(text)
     return tuple(_merge(found))
 
@@ -1255,6 +1256,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
             if weak and span and _has_letters(span[2]):
                 continue
+            if weak and not linked and i and _names_a_model(after[i - 1].group()):
+                continue  # "router is a Fritz!Box 7590": a model's number, not a code
             if span and _is_value(span[2], linked=linked or _is_cjk_noun(noun)):
                 yield Finding(_noun_kind(noun), span[0], span[1])
         for i, m in enumerate(before):
@@ -1573,6 +1576,12 @@ _PUBLIC_CODES = frozenset(
 )
 
 
+def _names_a_model(token: str) -> bool:
+    """A capitalised name ("Fritz!Box", "Yale"): a number right after it is part of it."""
+    word = token.strip(_TRIM)
+    return word[:1].isupper() and any(ch.isalpha() for ch in word[1:]) and word.upper() != word
+
+
 def _has_letters(value: str) -> bool:
     return any(ch.isalpha() for ch in value)
 
@@ -1745,9 +1754,11 @@ _FOR_PHRASE = (
     r"(?:\s+(?:for|to|of|on|at|in|für|zum|zur|vom|von|du|de|des|del|della|do|da|dla|от|для|"
     r"voor|för|van|til)\b(?:\s+[\w'’.-]+){1,3}?)?"
 )
+# A remark in brackets may stand before the link: "passphrase (the 25th word) is '…'".
 _VALUE_LINK_SOURCE = (
-    _FOR_PHRASE + r"\s*(?P<link>(?:is|was|are|were|is set to|reads|ist|war|est|était|es|era|è|é|"
-    r"jest|to|är|er|is|lautet|lautete)\b|[=:：]|是|为|為)\s*"
+    _FOR_PHRASE
+    + r"(?:\s*\([^()\n]{1,60}\))?\s*(?P<link>(?:is|was|are|were|is set to|reads|ist|war|est|"
+    r"était|es|era|è|é|jest|to|är|er|is|lautet|lautete)\b|[=:：]|是|为|為)\s*"
 )
 
 
@@ -1890,20 +1901,33 @@ def _framed_values(text: str) -> Iterator[Finding]:
             yield Finding(_noun_kind(text[start:end]), begin, begin + len(value))
 
 
+# A US employer identification number after its initialism, in capitals ("ein" is a German
+# article): two digits, a hyphen, seven digits ("User's LLC has EIN 84-3729105").
+_EIN = re.compile(r"\bEIN\b[^\n\d]{0,20}?(\d{2}-\d{7})(?![\d-])")
+
+
+def _ein_numbers(text: str) -> Iterator[Finding]:
+    """Employer identification numbers named by their initialism."""
+    if "EIN" not in text:
+        return
+    for m in _EIN.finditer(text):
+        yield Finding("EIN", *m.span(1))
+
+
 # The answer to a security question is a password by another name: "security answer",
-# "memorable word", "the answer to 'name of your first pet'" said of a login or its
-# recovery, "密保答案".
+# "memorable word", "the answer to the bank's 'first pet' security question", "the answer
+# to 'name of your first pet'" or a maiden name said of a login or its recovery, "密保答案".
 _SECURITY_ANSWER = re.compile(
     r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
-    r"|\banswers? to (?:the |their |his |her |a |an |my |your )?(?:[\w-]+['’]s )?"
-    r"(?:security|secret) "
-    r"questions?\b"
+    r"|\banswers? to (?:[\w'’\"“”‘-]+ ){0,5}?(?:security|secret|verification) questions?\b"
     r"|\banswers? to [\"'“‘][^\"'”’\n]{3,60}[\"'”’](?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
+    r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
+    r"reset)\b)"
     r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题",
     re.IGNORECASE,
 )
-_SECURITY_ANSWER_STEMS = ("answer", "word", "答案", "密保")
+_SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "答案", "密保")
 _ANSWER_LINK = re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為", re.IGNORECASE)
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")

@@ -10,10 +10,11 @@ It ships as `judge/secrets.bin` (int8 weights) with `judge/secrets.json`, writte
 `benchmarks/train_secret_judge.py`, which also chose the threshold by cross-validation.
 
 It speaks only when the text holds something a secret could be (`value_spans`): a run of
-three or more digits that is not a year, a time, an amount or a phone number in
-international form; a token of letters and digits; digits spelled out in words. Those
-spans are what a refusal redacts. Pure Python, deterministic, a fraction of a millisecond
-a text, and nothing is read until a text holds such a value.
+three or more digits that is not a time, an amount, a short number a label introduces
+("locker number 112") or a phone number in international form; a token of letters and
+digits; digits spelled out in words. Those spans are what a refusal redacts. Pure Python,
+deterministic, a fraction of a millisecond a text, and nothing is read until a text holds
+such a value.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ META_FILE = Path(__file__).parent / "judge" / "secrets.json"
 # "84-3920175"), or a token that mixes letters and digits ("F7K2Q", "Brisket_1977").
 # ASCII word edges: the Chinese words around a value ("密码是662190") are not part of it.
 _DIGIT_RUN = re.compile(r"(?<![\w+])\+?\d(?:[ \-./]?\d)*(?!\w)", re.ASCII)
-_TOKEN = r"[A-Za-z0-9_!#$%&*]"
+_TOKEN = r"[A-Za-z0-9_!#$%&*-]"
 _MIXED = re.compile(
     rf"(?<![\w@.])(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{4,}}(?![\w@])", re.ASCII
 )
@@ -46,7 +47,10 @@ _SPELLED = re.compile(rf"\b{_EN_DIGIT}(?:[\s,\-]+{_EN_DIGIT}){{2,}}\b", re.IGNOR
 _HAN_DIGITS = re.compile(
     r"[零〇一二三四五六七八九两]{3,}|[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
 )
-_YEAR = re.compile(r"(?:19|20)\d\d")
+# A short number a label introduces names a thing ("locker number 112", "room no. 3112",
+# "#471"); a code behind such a number is the finder's to read ("PIN number 4471").
+MAX_LABEL_DIGITS = 4
+_LABEL = re.compile(r"(?:\bnumber|\bno\.?|\bnr\.?|#|№|第)\s?$", re.IGNORECASE)
 _CLOCK = re.compile(r"\d{1,2}[.:]\d\d")
 # An amount or a measure: the unit after the number says what it counts.
 _UNIT_AFTER = re.compile(
@@ -83,7 +87,9 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         value = m.group()
         if value.startswith("+") or sum(ch.isdigit() for ch in value) < 3:
             continue
-        if _YEAR.fullmatch(value) or _CLOCK.fullmatch(value):
+        if _CLOCK.fullmatch(value):
+            continue
+        if len(value) <= MAX_LABEL_DIGITS and _LABEL.search(text, 0, m.start()):
             continue
         if _UNIT_AFTER.match(text, m.end()) or text[m.start() - 1 : m.start()] in _CURRENCY_BEFORE:
             continue

@@ -325,6 +325,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
             if weak and span and _has_letters(span[2]):
                 continue
+            if weak and not linked and i and _names_a_model(after[i - 1].group()):
+                continue  # "router is a Fritz!Box 7590": a model's number, not a code
             if span and _is_value(span[2], linked=linked or _is_cjk_noun(noun.group())):
                 yield Finding(_noun_kind(noun.group()), span[0], span[1])
         for i, m in enumerate(before):
@@ -374,6 +376,12 @@ _PUBLIC_CODES = frozenset(
     "zip postal post area country dress source qr bar morse genetic airport language colour"
     " color error status promo discount".split()
 )
+
+
+def _names_a_model(token: str) -> bool:
+    """A capitalised name ("Fritz!Box", "Yale"): a number right after it is part of it."""
+    word = token.strip(_TRIM)
+    return word[:1].isupper() and any(ch.isalpha() for ch in word[1:]) and word.upper() != word
 
 
 def _has_letters(value: str) -> bool:

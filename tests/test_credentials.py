@@ -46,6 +46,7 @@ NEWER_KINDS = (
     "_table_columns",
     "_unspaced_kana_phrases",
     "_security_answers",
+    "_ein_numbers",
 )
 
 
@@ -775,6 +776,10 @@ PROBED_SECRETS = [
     ("User's answer to 'name of your first pet' for PayPal recovery is Biscuit.", "Biscuit"),
     ("The answer to the user's security question is Rex.", "Rex"),
     ("用户的密保答案是“小白”。", "小白"),
+    ("User's answer to the bank's 'first pet' security question is 'Biscuit2'", "Biscuit2"),
+    ("User gave their mother's maiden name for verification: Kowalczyk", "Kowalczyk"),
+    ("User's Trezor passphrase (the hidden-wallet 25th word) is 'lighthouse'", "lighthouse"),
+    ("User's LLC has EIN 84-3729105.", "84-3729105"),
 ]
 
 
@@ -834,6 +839,12 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's answer to the question was Yes.",
         "User's answer to 'favourite food' is Pizza.",
         "User's card has a 3-digit security code.",
+        "User's mother's maiden name is Kowalczyk.",
+        "User's passphrase (a long one) is stored in 1Password.",
+        "Ein Freund hat 12-3456789 Punkte.",
+        "User's LLC got its EIN in 2019.",
+        "User's router is a Fritz!Box 7590 in the study.",
+        "User's alarm is a Bosch 2000 panel.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
