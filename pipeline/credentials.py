@@ -1457,31 +1457,40 @@ def _other_language_values(text: str) -> Iterator[Finding]:
             clause_start, clause_end = _clause_around(text, noun.start(), noun.end())
             for m in _OTHER_SPELLED_DIGITS.finditer(lowered, clause_start, clause_end):
                 yield Finding(_noun_kind(text[noun.start() : noun.end()]), m.start(), m.end())
-    spelled = [
-        m.span()
-        for m in _SPELLED_DIGITS.finditer(lowered)
-        if (m.start() == 0 or not lowered[m.start() - 1].isalpha())
-        and _spelled_digits(m.group()) >= MIN_SPELLED_DIGITS
-    ]
-    if has_cjk(text):
-        spelled += [
-            m.span()
-            for m in _CHINESE_DIGITS.finditer(text)
-            if _spelled_digits(m.group()) >= MIN_SPELLED_DIGITS
-        ]
     # Four or more digit words of German, French or Spanish in a row are a code beside an
     # English noun too ("El PIN de la tarjeta es cuatro cuatro siete uno").
+    other: list[tuple[int, int]] = []
     for noun in _noun_matches(text):
         clause_start, clause_end = _clause_around(text, *noun.span())
-        spelled += [
-            m.span() for m in _OTHER_SPELLED_DIGITS.finditer(lowered, clause_start, clause_end)
-        ]
-    if spelled:
-        for match in _sensitive_nouns(text):
-            clause_start, clause_end = _clause_around(text, *match.span())
-            for start, end in spelled:
-                if clause_start <= start and end <= clause_end:
-                    yield Finding(_noun_kind(match.group()), start, end)
+        runs = _OTHER_SPELLED_DIGITS.finditer(lowered, clause_start, clause_end)
+        other += [m.span() for m in runs]
+    # A code spelled out counts only in the clause of a sensitive noun, so it is looked for
+    # only there: a long text (a listing) is not scanned word by word.
+    cjk = has_cjk(text)
+    for match in _sensitive_nouns(text):
+        clause_start, clause_end = _clause_around(text, *match.span())
+        spans = [s for s in other if clause_start <= s[0] and s[1] <= clause_end]
+        spans += _spelled_in(lowered, _SPELLED_DIGITS, clause_start, clause_end, words=True)
+        if cjk:
+            spans += _spelled_in(text, _CHINESE_DIGITS, clause_start, clause_end, words=False)
+        for start, end in spans:
+            yield Finding(_noun_kind(match.group()), start, end)
+
+
+def _spelled_in(
+    text: str, pattern: re.Pattern[str], start: int, end: int, *, words: bool
+) -> list[tuple[int, int]]:
+    """The runs of `pattern` that start and end in text[start:end] and stand for four digits
+    or more; a run of words must not start inside a word."""
+    out = []
+    for m in pattern.finditer(text, start):
+        if m.start() >= end:
+            break
+        if m.end() > end or (words and m.start() > 0 and text[m.start() - 1].isalpha()):
+            continue
+        if _spelled_digits(m.group()) >= MIN_SPELLED_DIGITS:
+            out.append(m.span())
+    return out
 
 
 def _digit_values(text: str, start: int, end: int, *, weak: bool) -> Iterator[Finding]:
