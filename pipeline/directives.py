@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from .text import has_cjk, is_cjk, terms
+from .text import count_cjk, has_cjk, is_cjk, terms
 
 # "User:" and "Human:" are role markers in capitals or after a sentence or a line; at the
 # head of a memory in any other case they label it ("User: freelance UX designer").
@@ -719,19 +719,27 @@ def supported_by(
     words are compared by character, because a paraphrase rarely keeps the bigrams."""
     if _own_share(text, user_text) >= MIN_SUPPORT:
         return True
-    if has_cjk(text):
+    if _mostly_cjk(text):
         return False
     return similarity is None or similarity(text, user_text) >= MIN_SIMILARITY
 
 
+def _mostly_cjk(text: str) -> bool:
+    """Whether CJK carries `text`: as many CJK characters as words of other scripts (a
+    character says about as much as a short word). "Explain grammar with the Japanese form
+    in brackets (〜ている)" is English that quotes Japanese."""
+    return has_cjk(text) and count_cjk(text) >= len(_WORD.findall(text))
+
+
 def _own_share(text: str, user_text: str) -> float:
-    """The share of a rule's own words (characters, for CJK) that the user said."""
-    if has_cjk(text):
-        own = {ch for ch in text if is_cjk(ch)} - _GENERIC_CJK
-        said = {ch for ch in user_text if is_cjk(ch)}
-    else:
-        own = set(terms(text)) - _GENERIC
-        said = set(terms(user_text))
+    """The share of a rule's own words (characters, for CJK) that the user said. A rule
+    written mostly in CJK is compared by its CJK characters alone; any other rule by its
+    words and the CJK characters it quotes."""
+    own = {ch for ch in text if is_cjk(ch)} - _GENERIC_CJK
+    said = {ch for ch in user_text if is_cjk(ch)}
+    if not _mostly_cjk(text):
+        own |= set(terms(text)) - _GENERIC
+        said |= set(terms(user_text))
     return len(own & said) / len(own) if own else 1.0
 
 
@@ -755,6 +763,6 @@ def asked_for(
         return False
     if _own_share(text, user_text) >= ASKED_SHARE:
         return True
-    if similarity is None or has_cjk(text):
+    if similarity is None or _mostly_cjk(text):
         return False
     return similarity(text, user_text) >= ASKED_SIMILARITY

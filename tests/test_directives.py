@@ -275,3 +275,13 @@ def test_a_rule_that_turns_off_fraud_warnings_lifts_safety(text: str) -> None:
 )
 def test_warnings_of_other_things_and_facts_about_fraud_pass(text: str) -> None:
     assert find_injection(text, user_text=text) is None
+
+
+def test_a_rule_in_english_that_quotes_japanese_is_compared_by_its_words() -> None:
+    """A rule written in English with a Japanese example in it is the user's request when
+    the user said its English words; a rule written in Chinese is compared by character."""
+    text = "Explain grammar with Japanese equivalents in brackets, e.g. (〜ている)."
+    asked = "please, when you explain English grammar, write the Japanese form in brackets."
+    assert find_injection(text, subject="assistant", user_text=asked) is None
+    chinese, said = "用户希望助手以后都用Markdown格式回答。", "以后回答都用Markdown格式"
+    assert find_injection(chinese, subject="assistant", user_text=said) is None
