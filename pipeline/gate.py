@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .credentials import find_secret, hide, redact
+from .credentials import find_secret, redact
 from .directives import (
     asked_for,
     find_injection,
@@ -158,6 +158,7 @@ class _Screen:
     reason: str
     detail: str
     lexical: bool = False  # a word list's verdict (a time word, a hedge), not a value's
+    hidden: tuple[str, ...] = ()  # values the secret model read as secrets, to be hidden
 
 
 def _first_match(text: str, screen: list[tuple[re.Pattern[str], str]]) -> tuple[str, str] | None:
@@ -266,16 +267,16 @@ def screen_rules(
 def judged_secret(text: str, screen: _Screen | None, judge: Judge | None) -> _Screen | None:
     """The learned backstop of the secret finder, for a text the rules let through or
     refused only for its words: a value the model reads as a secret by its context ("to
-    get in: punch 6 0 3 9"). What it read as the value is redacted from then on, in the
-    user's words and the answer as in the refused text."""
+    get in: punch 6 0 3 9"). The refusal carries what it read as the value, for the caller
+    to hide in the user's words and the answer as in the refused text."""
     if judge is None or (screen is not None and not screen.lexical):
         return None
     stripped = text.strip()
     verdict = judge_secret(stripped)
     if verdict is None:
         return None
-    hide(stripped[start:end] for start, end in verdict.spans)
-    return _Screen("secret", verdict.detail)
+    values = tuple(stripped[start:end] for start, end in verdict.spans)
+    return _Screen("secret", verdict.detail, hidden=values)
 
 
 def overruled(screen: _Screen, text: str, judge: Judge | None) -> str | None:
@@ -540,6 +541,7 @@ def gate(
     allowed = max(0, min(policy.max_per_turn, policy.max_per_day - created_last_day))
 
     cand_out: dict[int, Decision] = {}
+    hidden: list[str] = []
     accepted_prints: list[_Fingerprint] = []
     accepted_index = _AcceptedFacts()
     merged_ids: set[str] = set()
@@ -581,6 +583,8 @@ def gate(
             c.content, policy, subject=c.subject, user_text=user_text, similarity=similarity
         )
         screen = judged_secret(c.content, screen, judge) or screen
+        if screen is not None:
+            hidden += screen.hidden
         explicit = explicit_turn and c.explicit
         confident = c.confidence >= policy.min_confidence or explicit
         kept_over = overruled(screen, c.content, judge) if screen and confident else None
@@ -658,10 +662,12 @@ def gate(
         policy=policy,
         user_text=user_text,
         judge=judge,
+        hidden=hidden,
     )
     return GateResult(
         candidates=[cand_out[i] for i in range(len(candidates))],
         revisions=rev_out,
+        hidden=tuple(dict.fromkeys(hidden)),
     )
 
 
@@ -694,6 +700,7 @@ def _decide_revisions(
     policy: Policy,
     user_text: str | None,
     judge: Judge | None,
+    hidden: list[str],
 ) -> list[Decision]:
     out: list[Decision] = []
     revised: set[str] = set()
@@ -724,6 +731,7 @@ def _decide_revisions(
             policy=policy,
             user_text=user_text,
             judge=judge,
+            hidden=hidden,
         )
         out.append(Decision("revision", i, verdict, reason, detail, target))
         if verdict == "accepted":
@@ -744,6 +752,7 @@ def _judge_revision(
     policy: Policy,
     user_text: str | None,
     judge: Judge | None,
+    hidden: list[str],
 ) -> tuple[Verdict, str, str]:
     problem = _invalid_revision(r, memory)
     if problem:
@@ -753,6 +762,7 @@ def _judge_revision(
             r.new_content, policy, subject=memory.subject, user_text=user_text, judge=judge
         )
         if screen:
+            hidden += screen.hidden
             return "rejected", screen.reason, screen.detail
         clash = stored.find(fingerprint, exclude=memory.id)
         if clash:

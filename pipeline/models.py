@@ -225,3 +225,6 @@ class Decision:
 class GateResult:
     candidates: list[Decision] = field(default_factory=list)
     revisions: list[Decision] = field(default_factory=list)
+    # Values the secret model read as secrets where the finder saw none: whoever shows or
+    # keeps the turn hides them (`credentials.hide`), as the finder's findings are hidden.
+    hidden: tuple[str, ...] = ()

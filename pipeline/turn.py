@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from . import store
 from .apply import Applied, apply_decisions
 from .config import Settings, require_api_key
-from .credentials import redact
+from .credentials import hide, redact
 from .errors import LLMError
 from .explicit import asks_to_forget, asks_to_remember, matches_request
 from .gate import gate
@@ -167,6 +167,7 @@ def run_turn(
                 user_text=user_input,
                 judge=judge,
             )
+            hide(report.result.hidden)
     pending = PendingTurn(
         turn_id=report.turn_id,
         session=session,
@@ -600,6 +601,7 @@ def commit_turn(
             user_text=pending.user_input,
             judge=pending.judge,
         )
+        hide(result.hidden)
         # Everything the session keeps is redacted here: the turn, and the model's summary
         # of older turns; after the gate, which may have read a value in a candidate as a
         # secret that the user's words hold too.

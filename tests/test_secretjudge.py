@@ -156,3 +156,15 @@ def _decide(text: str):  # type: ignore[no-untyped-def]
     c = CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
     judge = Judge(None)
     return gate([c], [], [], aliases={}, policy=POLICY, now=NOW, judge=judge).candidates[0]
+
+
+def test_the_gate_names_what_to_hide_and_hides_nothing_itself() -> None:
+    """The gate stays a pure function: it returns the values the model read as secrets,
+    and redaction changes only when the caller hides them."""
+    text = BACKSTOP_SECRETS[0]
+    c = CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
+    result = gate([c], [], [], aliases={}, policy=POLICY, now=NOW, judge=Judge(None))
+    assert result.hidden == ("6 0 3 9",)
+    assert redact("punch 6039") == "punch 6039"
+    hide(result.hidden)
+    assert redact("punch 6039") == f"punch {REDACTED}"
