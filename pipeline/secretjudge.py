@@ -62,6 +62,7 @@ _UNIT_AFTER = re.compile(
     re.IGNORECASE,
 )
 _CURRENCY_BEFORE = frozenset("$€£¥")
+_MASK = "\u2400"  # stands for a value's characters when a verdict is explained
 
 
 @dataclass(frozen=True)
@@ -135,12 +136,15 @@ class SecretModel:
 
     def weighed_most(self, text: str, count: int = 3) -> tuple[str, ...]:
         """The n-grams of `text` that pushed it furthest towards a secret."""
-        # No n-gram of a value is shown: it would give away part of what is redacted.
-        hidden = {g.strip() for start, end in value_spans(text) for g in grams(text[start:end])}
+        # No n-gram that touches a value is shown: it would give away part of what is
+        # redacted. The grams are read from the text with each value masked.
+        masked = text
+        for start, end in value_spans(text):
+            masked = masked[:start] + _MASK * (end - start) + masked[end:]
         push: dict[str, float] = {}
-        for gram in grams(text):
+        for gram in grams(masked):
             shown = gram.strip()
-            if shown in hidden or not any(ch.isalnum() for ch in shown):
+            if _MASK in gram or not any(ch.isalnum() for ch in shown):
                 continue
             if not (len(shown) < 3 and shown.isascii()):  # "he", "rd": no word to read
                 push[shown] = max(push.get(shown, -math.inf), self.weights[bucket(gram, self.bits)])

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.charjudge import grams
 from pipeline.credentials import REDACTED, find_secret, hide, redact
 from pipeline.gate import gate
 from pipeline.judge import Judge
@@ -113,8 +112,9 @@ def test_the_explanation_shows_no_part_of_the_value() -> None:
     """The n-grams named for a verdict never include one drawn from the value."""
     model = load_secret_model()
     text = "Steam Guard code he read out: F7K2Q"
-    hidden = {g.strip() for g in grams("F7K2Q")}
-    assert not set(model.weighed_most(text, count=50)) & hidden
+    shown = model.weighed_most(text, count=500)
+    assert shown
+    assert not [g for g in shown if "f" in g or "k" in g or "0" in g or "q" in g]
 
 
 def test_a_hidden_value_is_redacted_however_its_digits_are_grouped() -> None:
