@@ -330,10 +330,8 @@ MIN_ENTROPY_HEX = 3.3
 def find_secrets(text: str) -> list[Finding]:
     """Every secret value in `text`, as non-overlapping spans in order of position."""
     if len(text) > CACHED_CHARS:
-        found = list(_find_secrets.__wrapped__(text))
-    else:
-        found = list(_find_secrets(text))
-    return found
+        return list(_find_secrets.__wrapped__(text))
+    return list(_find_secrets(text))
 
 
 # Values the gate's learned backstop (`secretjudge.py`) read as secrets where the finder
@@ -1967,7 +1965,8 @@ def _security_answers(text: str) -> Iterator[Finding]:
             continue
         value = token.group().strip(_TRIM)
         if value and (value[0].isupper() or not value.isalpha() or has_cjk(value)):
-            yield Finding("security answer", start, start + len(value))
+            begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
+            yield Finding("security answer", begin, begin + len(value))
 
 
 def _password_nouns(text: str) -> Iterator[tuple[int, int, bool]]:
