@@ -1375,27 +1375,35 @@ _TWO_DIGIT_WORD = (
 _NUMBER_WORD = rf"(?:{_TWO_DIGIT_WORD}|{_DIGIT_WORD})\b"
 # On lower case, and with no boundary before the first word (checked on each match): a
 # pattern that opens with a word lets the engine skip to the letters that start one.
-_SPELLED_DIGITS = re.compile(rf"{_NUMBER_WORD}(?:[\s,-]+{_NUMBER_WORD})+")
-_NUMBER_WORD_TOKEN = re.compile(_NUMBER_WORD)
-_ONE_DIGIT_WORD = re.compile(rf"{_DIGIT_WORD}$")
-# Chinese digits, each character one digit, or counted: "六个8" is six eights, "三个五两个零"
-# five digits.
-_CHINESE_DIGITS = re.compile(
-    r"(?:[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]|[零〇一二三四五六七八九两])+"
-)
-_CHINESE_COUNT = re.compile(r"([一二三四五六七八九两])个")
 _CHINESE_NUMERAL = {ch: i for i, ch in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+
+
+@cache
+def _spelled_patterns() -> tuple[re.Pattern[str], ...]:
+    """Runs of number words, one number word, a one-digit word; runs of Chinese digits
+    (each character one digit, or counted: "六个8" is six eights, "三个五两个零" five
+    digits), and a count. Compiled on first use: most texts hold no sensitive noun."""
+    return (
+        re.compile(rf"{_NUMBER_WORD}(?:[\s,-]+{_NUMBER_WORD})+"),
+        re.compile(_NUMBER_WORD),
+        re.compile(rf"{_DIGIT_WORD}$"),
+        re.compile(
+            r"(?:[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]|[零〇一二三四五六七八九两])+"
+        ),
+        re.compile(r"([一二三四五六七八九两])个"),
+    )
+
+
 MIN_SPELLED_DIGITS = 4
 
 
 def _spelled_digits(text: str) -> int:
     """How many digits a run of number words or Chinese digits stands for."""
+    _, word, one_digit, _, count = _spelled_patterns()
     if has_cjk(text):
-        counted = sum(_CHINESE_NUMERAL[m.group(1)] for m in _CHINESE_COUNT.finditer(text))
-        return counted + len(_CHINESE_COUNT.sub("", text)) - len(_CHINESE_COUNT.findall(text))
-    return sum(
-        1 if _ONE_DIGIT_WORD.match(m.group()) else 2 for m in _NUMBER_WORD_TOKEN.finditer(text)
-    )
+        counted = sum(_CHINESE_NUMERAL[m.group(1)] for m in count.finditer(text))
+        return counted + len(count.sub("", text)) - len(count.findall(text))
+    return sum(1 if one_digit.match(m.group()) else 2 for m in word.finditer(text))
 
 
 # Digits spelled out in German, French and Spanish: looked for only in the clause of one of
@@ -1466,11 +1474,12 @@ def _other_language_values(text: str) -> Iterator[Finding]:
     # only there: a long text (a listing) is not scanned word by word.
     cjk = has_cjk(text)
     for match in _sensitive_nouns(text):
+        spelled, _, _, chinese, _ = _spelled_patterns()
         clause_start, clause_end = _clause_around(text, *match.span())
         spans = [s for s in other if clause_start <= s[0] and s[1] <= clause_end]
-        spans += _spelled_in(lowered, _SPELLED_DIGITS, clause_start, clause_end, words=True)
+        spans += _spelled_in(lowered, spelled, clause_start, clause_end, words=True)
         if cjk:
-            spans += _spelled_in(text, _CHINESE_DIGITS, clause_start, clause_end, words=False)
+            spans += _spelled_in(text, chinese, clause_start, clause_end, words=False)
         for start, end in spans:
             yield Finding(_noun_kind(match.group()), start, end)
 
@@ -1544,7 +1553,7 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 # clause (otherwise it opens an alarm or a door, with four digits or more).
 _CARD_CODE_NOUNS = frozenset("cvv cvc cvv2 安全码 安全碼".split())
 _CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼")
-_CARD_WORD = re.compile(r"\bcards?\b|卡", re.IGNORECASE)
+_CARD_WORD = r"\bcards?\b|卡"  # compiled on first use, by `re`'s own cache
 _CARD_CODE = re.compile(r"\d{3,4}")
 
 
@@ -1557,7 +1566,8 @@ def _card_codes(text: str) -> Iterator[Finding]:
         noun = match.group().lower()
         clause_start, clause_end = _clause_around(text, *match.span())
         if noun not in _CARD_CODE_NOUNS and not (
-            noun.startswith("security code") and _CARD_WORD.search(text, clause_start, clause_end)
+            noun.startswith("security code")
+            and re.search(_CARD_WORD, text[clause_start:clause_end], re.IGNORECASE)
         ):
             continue
         for token in list(_VALUE_TOKEN.finditer(text, match.end(), clause_end))[:3]:
@@ -1910,34 +1920,41 @@ def _framed_values(text: str) -> Iterator[Finding]:
 
 # A US employer identification number after its initialism, in capitals ("ein" is a German
 # article): two digits, a hyphen, seven digits ("User's LLC has EIN 84-3729105").
-_EIN = re.compile(r"\bEIN\b[^\n\d]{0,20}?(\d{2}-\d{7})(?![\d-])")
+_EIN = r"\bEIN\b[^\n\d]{0,20}?(\d{2}-\d{7})(?![\d-])"  # compiled on first use
 
 
 def _ein_numbers(text: str) -> Iterator[Finding]:
     """Employer identification numbers named by their initialism."""
     if "EIN" not in text:
         return
-    for m in _EIN.finditer(text):
+    for m in re.finditer(_EIN, text):
         yield Finding("EIN", *m.span(1))
 
 
 # The answer to a security question is a password by another name: "security answer",
 # "memorable word", "the answer to the bank's 'first pet' security question", "the answer
 # to 'name of your first pet'" or a maiden name said of a login or its recovery, "密保答案".
-_SECURITY_ANSWER = re.compile(
+_SECURITY_ANSWER_SOURCE = (
     r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
     r"|\banswers? to (?:[\w'’\"“”‘-]+ ){0,5}?(?:security|secret|verification) questions?\b"
     r"|\banswers? to [\"'“‘][^\"'”’\n]{3,60}[\"'”’](?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
     r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
     r"reset)\b)"
-    r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题",
-    re.IGNORECASE,
+    r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题"
 )
 _SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "答案", "密保")
-_ANSWER_LINK = re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為", re.IGNORECASE)
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
+@cache
+def _answer_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The nouns, the link after them, a run of Chinese: compiled on first use."""
+    return (
+        re.compile(_SECURITY_ANSWER_SOURCE, re.IGNORECASE),
+        re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為", re.IGNORECASE),
+        re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+"),
+    )
 
 
 def _security_answers(text: str) -> Iterator[Finding]:
@@ -1947,9 +1964,10 @@ def _security_answers(text: str) -> Iterator[Finding]:
     lowered = text.lower()
     if not any(stem in lowered for stem in _SECURITY_ANSWER_STEMS):
         return
-    for noun in _SECURITY_ANSWER.finditer(text):
+    nouns, links, cjk_run = _answer_patterns()
+    for noun in nouns.finditer(text):
         _, clause_end = _clause_around(text, *noun.span())
-        link = _ANSWER_LINK.search(text, noun.end(), clause_end)
+        link = links.search(text, noun.end(), clause_end)
         if link is None or len(text[noun.end() : link.start()].split()) > _ANSWER_GAP_WORDS:
             continue
         rest = text[link.end() : clause_end]
@@ -1960,7 +1978,7 @@ def _security_answers(text: str) -> Iterator[Finding]:
             if close > start + 1 and close - start <= 64 and "\n" not in text[start:close]:
                 yield Finding("security answer", start + 1, close)
             continue
-        token = _VALUE_TOKEN.match(text, start) or _CJK_RUN.match(text, start)
+        token = _VALUE_TOKEN.match(text, start) or cjk_run.match(text, start)
         if token is None or text[token.end() : clause_end].strip(_TRIM + " "):
             continue
         value = token.group().strip(_TRIM)
