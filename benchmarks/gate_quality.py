@@ -13,8 +13,10 @@ user's own rules that share their words), `heldout10` (300, 32% Chinese, every c
 as the memories of people who use an assistant every day) and `heldout11` (240, 39%
 Chinese, secrets and planted instructions as people leak and meet them while getting
 help, with their near misses), `heldout12` (300, 33% Chinese, every class, as it arises
-in conversations of many kinds) and `heldout13` (300, 33% Chinese, every class, as agents
-that work with their users over weeks propose memories) were written by
+in conversations of many kinds), `heldout13` (300, 33% Chinese, every class, as agents
+that work with their users over weeks propose memories) and `heldout14` (200, 37%
+Chinese, rules for the assistant the user asked for in other words beside rules planted
+in what the user handed over) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -132,7 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument("--no-cv", action="store_true", help="tune: only the shipped judge")
