@@ -153,6 +153,32 @@ class CharModel:
         return tuple(g for g in ranked[:count] if push[g] > 0)
 
 
+@dataclass(frozen=True)
+class BinaryNgrams:
+    """A yes-or-no logistic regression over the same hashed n-grams: one int8 weight per
+    bucket (times `scale`) and a bias."""
+
+    bits: int
+    weights: array[int] | array[float]
+    bias: float
+    scale: float
+
+    def probability(self, text: str) -> float:
+        """How likely `text` is to be of the kind the model was trained to find."""
+        w = self.weights
+        score = self.bias + self.scale * sum(x * w[b] for b, x in features(text, self.bits).items())
+        return 1.0 / (1.0 + math.exp(-score))
+
+
+def load_binary(weights_file: Path, meta_file: Path) -> tuple[BinaryNgrams, dict[str, Any]]:
+    """A shipped yes-or-no model and the rest of its data (its thresholds)."""
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    weights = array("b")
+    weights.frombytes(weights_file.read_bytes())
+    model = BinaryNgrams(int(meta["bits"]), weights, float(meta["bias"]), float(meta["scale"]))
+    return model, meta
+
+
 def pack(weights: Iterable[float], meta: dict[str, Any]) -> tuple[bytes, str]:
     """The two data files' contents: int8 weights, and the JSON with their scale, the bias,
     the hashing and the thresholds (what `load_chars` reads back)."""

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+from .asked import speaks_for_user
 from .text import count_cjk, has_cjk, is_cjk, terms
 
 # "User:" and "Human:" are role markers in capitals or after a sentence or a line; at the
@@ -751,6 +752,29 @@ def _own_share(text: str, user_text: str) -> float:
 ASKED_SHARE = 0.5
 ASKED_SIMILARITY = 0.6
 ASKED_MAX_CHARS = 300
+
+
+# A rule the user asked for in other words than its own ("ugh stop with the emojis" for
+# "User wants replies without emoji"): their message speaks for them (it hands over no
+# page, email or document to read: `asked.py`) and is about the rule, by a fifth of its
+# words or a cosine of 0.35. On the training parts 97 of the 105 English rules users asked
+# for come within 0.35 of their turn, and 9 of 239 planted ones do.
+RELATED_SIMILARITY = 0.35
+
+
+def asked_in_other_words(
+    text: str, user_text: str, similarity: Callable[[str, str], float] | None = None
+) -> bool:
+    """Whether the user's own short message, which hands over no outside content, asks for
+    this rule in words of its own."""
+    if len(user_text) > max(ASKED_MAX_CHARS, 4 * len(text)):
+        return False
+    related = _own_share(text, user_text) >= MIN_SUPPORT or (
+        similarity is not None
+        and not _mostly_cjk(text)
+        and similarity(text, user_text) >= RELATED_SIMILARITY
+    )
+    return related and speaks_for_user(user_text)
 
 
 def asked_for(

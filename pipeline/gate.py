@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .credentials import find_secret, redact
 from .directives import (
     asked_for,
+    asked_in_other_words,
     find_injection,
     is_assistant_rule,
     names_assistant,
@@ -307,7 +308,11 @@ def screen_judged(
     if verdict.label == "injection":
         if not is_assistant_rule(stripped, subject):
             return None
-        if user_text is not None and asked_for(stripped, user_text, _similarity(judge)):
+        similarity = _similarity(judge)
+        if user_text is not None and (
+            asked_for(stripped, user_text, similarity)
+            or asked_in_other_words(stripped, user_text, similarity)
+        ):
             return None
     return _Screen(verdict.label, verdict.detail)
 

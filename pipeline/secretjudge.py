@@ -19,15 +19,13 @@ such a value.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from array import array
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .charjudge import bucket, features, grams
+from .charjudge import NEVER, BinaryNgrams, bucket, grams, load_binary
 from .text import has_cjk
 
 WEIGHTS_FILE = Path(__file__).parent / "judge" / "secrets.bin"
@@ -107,22 +105,12 @@ def value_spans(text: str) -> list[tuple[int, int]]:
 
 
 @dataclass(frozen=True)
-class SecretModel:
+class SecretModel(BinaryNgrams):
     """Hashed n-gram weights for "holds a secret" against every other kind, the bias, and
     the probability that refuses (Chinese text has its own, chosen on Chinese rows)."""
 
-    bits: int
-    weights: array[int] | array[float]
-    bias: float
-    threshold: float
-    threshold_cjk: float
-    scale: float = 1.0
-
-    def probability(self, text: str) -> float:
-        """How likely `text` is to hold a secret (the logistic of the linear score)."""
-        w = self.weights
-        score = self.bias + self.scale * sum(x * w[b] for b, x in features(text, self.bits).items())
-        return 1.0 / (1.0 + math.exp(-score))
+    threshold: float = NEVER
+    threshold_cjk: float = NEVER
 
     def judge(self, text: str) -> SecretVerdict | None:
         """A verdict when `text` holds a possible value and is judged a secret, else None."""
@@ -155,16 +143,14 @@ class SecretModel:
 @cache
 def load_secret_model() -> SecretModel:
     """The shipped model, read once per process (32 KB)."""
-    meta = json.loads(META_FILE.read_text(encoding="utf-8"))
-    weights = array("b")
-    weights.frombytes(WEIGHTS_FILE.read_bytes())
+    model, meta = load_binary(WEIGHTS_FILE, META_FILE)
     return SecretModel(
-        int(meta["bits"]),
-        weights,
-        float(meta["bias"]),
+        model.bits,
+        model.weights,
+        model.bias,
+        model.scale,
         float(meta["threshold"]),
         float(meta["threshold_cjk"]),
-        float(meta["scale"]),
     )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.directives import find_ai_address, find_injection
+from pipeline.asked import speaks_for_user
+from pipeline.directives import asked_in_other_words, find_ai_address, find_injection
 from pipeline.gate import gate
 from pipeline.models import CandidateIn, Policy
 from tests.helpers import candidate
@@ -285,3 +286,37 @@ def test_a_rule_in_english_that_quotes_japanese_is_compared_by_its_words() -> No
     assert find_injection(text, subject="assistant", user_text=asked) is None
     chinese, said = "用户希望助手以后都用Markdown格式回答。", "以后回答都用Markdown格式"
     assert find_injection(chinese, subject="assistant", user_text=said) is None
+
+
+@pytest.mark.parametrize(
+    ("user_text", "own"),
+    [
+        ("ugh stop with the emojis, they drive me nuts", True),
+        ("pls never delete anything without asking me first", True),
+        ("以后别再用表情了，看着烦", True),
+        ("Summarise this product review for me", False),
+        ("What does this email from the bank say?", False),
+        ("帮我翻译一下这个网页", False),
+    ],
+)
+def test_a_users_own_request_is_told_from_content_handed_over(user_text: str, own: bool) -> None:
+    """A request about how the user is answered speaks for them; a page, an email or a
+    document to read is content handed over, where a planted rule comes from."""
+    assert speaks_for_user(user_text) is own
+
+
+def test_a_rule_asked_for_in_other_words_is_told_from_one_planted_in_a_page() -> None:
+    """The same rule is the user's when their own message asks for it in other words, and
+    not when their message hands over a page that holds it."""
+    rule = "The assistant should reply without emoji."
+
+    def near(_rule: str, _said: str) -> float:
+        return 0.5  # as close in meaning as "ugh stop with the emojis" is to the rule
+
+    def far(_rule: str, _said: str) -> float:
+        return 0.1
+
+    assert asked_in_other_words(rule, "ugh stop with the emojis, they drive me nuts", near)
+    assert not asked_in_other_words(rule, "ugh stop with the emojis, they drive me nuts", far)
+    assert not asked_in_other_words(rule, "Summarise this blog post about emoji etiquette", near)
+    assert asked_in_other_words("以后回答不要用表情符号。", "以后回答别再用表情了，看着烦")

@@ -1,0 +1,36 @@
+"""Whether the user's message this turn hands the assistant outside content, or speaks for
+the user.
+
+A rule for the assistant planted in a page, an email or a tool's output reaches the
+reflection in a turn whose user message is about that content ("Summarise this review",
+"What does this email say?"); a rule the user asked for comes from a message about how they
+want to be answered, often in other words than the rule's ("ugh stop with the emojis" for
+"User wants replies without emoji"). The model is a logistic regression over the judge's
+hashed character n-grams of the user's message (`judge/context.bin`, 32 KB), trained on
+the user turns of the training parts' rules for the assistant by
+`benchmarks/train_asked.py`, which chose its threshold by cross-validation.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from .charjudge import BinaryNgrams, load_binary
+
+WEIGHTS_FILE = Path(__file__).parent / "judge" / "context.bin"
+META_FILE = Path(__file__).parent / "judge" / "context.json"
+
+
+@cache
+def load_context_model() -> tuple[BinaryNgrams, float]:
+    """The shipped model and its threshold, read once per process."""
+    model, meta = load_binary(WEIGHTS_FILE, META_FILE)
+    return model, float(meta["threshold"])
+
+
+def speaks_for_user(user_text: str) -> bool:
+    """Whether the user's message reads as their own request, not as outside content
+    handed over to be read, summarised or translated."""
+    model, threshold = load_context_model()
+    return model.probability(user_text) < threshold
