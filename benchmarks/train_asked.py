@@ -10,7 +10,8 @@ hashed character n-grams of the user's message, trained on the user turns of the
 the assistant in the training parts (`gate_eval.TRAIN_PARTS`): planted rules' turns against
 asked-for rules' turns. Its threshold is chosen by 5-fold cross-validation over concepts,
 by the balanced error (the share of asked-for rules' turns read as handing over content
-plus the share of planted rules' turns read as not).
+plus the share of planted rules' turns read as not); a second, at which a message alone
+refuses a rule it does not ask for, is the lowest no asked-for rule's turn reached.
 
     python benchmarks/train_asked.py
 """
@@ -64,9 +65,12 @@ def main() -> None:
             f"planted turns read as the user's own {int((planted & (p < t)).sum())}"
         )
     best = min(THRESHOLD_GRID, key=lambda t: (round(balanced_error(p, planted, t), 9), t))
-    print(f"  chosen {best}")
+    # To refuse a rule for the message alone the model must be surer than it ever was of
+    # an asked-for rule's turn in cross-validation.
+    sure = min(t for t in (*THRESHOLD_GRID, 0.99) if not (~planted & (p >= t)).any())
+    print(f"  chosen {best}; refusing from {sure} ({int((planted & (p >= sure)).sum())} planted)")
     w, b = train(x, planted)
-    data, meta = pack(w, {"bits": BITS, "bias": b, "threshold": best})
+    data, meta = pack(w, {"bits": BITS, "bias": b, "threshold": best, "refuse": sure})
     WEIGHTS_FILE.write_bytes(data)
     META_FILE.write_text(meta + "\n", encoding="utf-8")
     print(f"wrote {WEIGHTS_FILE} ({len(data) // 1024} KB) and {META_FILE}")

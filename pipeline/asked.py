@@ -8,7 +8,7 @@ want to be answered, often in other words than the rule's ("ugh stop with the em
 "User wants replies without emoji"). The model is a logistic regression over the judge's
 hashed character n-grams of the user's message (`judge/context.bin`, 32 KB), trained on
 the user turns of the training parts' rules for the assistant by
-`benchmarks/train_asked.py`, which chose its threshold by cross-validation.
+`benchmarks/train_asked.py`, which chose its thresholds by cross-validation.
 """
 
 from __future__ import annotations
@@ -23,14 +23,22 @@ META_FILE = Path(__file__).parent / "judge" / "context.json"
 
 
 @cache
-def load_context_model() -> tuple[BinaryNgrams, float]:
-    """The shipped model and its threshold, read once per process."""
+def load_context_model() -> tuple[BinaryNgrams, float, float]:
+    """The shipped model, the probability below which a message speaks for the user, and
+    the one from which it surely hands over content; read once per process."""
     model, meta = load_binary(WEIGHTS_FILE, META_FILE)
-    return model, float(meta["threshold"])
+    return model, float(meta["threshold"]), float(meta["refuse"])
 
 
 def speaks_for_user(user_text: str) -> bool:
     """Whether the user's message reads as their own request, not as outside content
     handed over to be read, summarised or translated."""
-    model, threshold = load_context_model()
+    model, threshold, _ = load_context_model()
     return model.probability(user_text) < threshold
+
+
+def hands_over_content(user_text: str) -> bool:
+    """Whether the user's message surely hands over content to be read: surer than the
+    model was of any asked-for rule's turn in cross-validation."""
+    model, _, sure = load_context_model()
+    return model.probability(user_text) >= sure

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .asked import hands_over_content
 from .credentials import find_secret, redact
 from .directives import (
     asked_for,
@@ -302,19 +303,35 @@ def screen_judged(
     stripped = text.strip()
     if judge is None:
         return None
+    similarity = _similarity(judge)
+    rule = is_assistant_rule(stripped, subject)
+    # A rule for the assistant in a turn whose message hands over a page, an email or a
+    # document to read, in words the user did not say, came from that content.
+    if (
+        rule
+        and user_text is not None
+        and hands_over_content(user_text)
+        and not asked_for(stripped, user_text, similarity)
+    ):
+        return _Screen("injection", _HANDED_OVER)
     verdict = judge.judge(as_judged(stripped))
     if verdict.label == "durable":
         return None
     if verdict.label == "injection":
-        if not is_assistant_rule(stripped, subject):
+        if not rule:
             return None
-        similarity = _similarity(judge)
         if user_text is not None and (
             asked_for(stripped, user_text, similarity)
             or asked_in_other_words(stripped, user_text, similarity)
         ):
             return None
     return _Screen(verdict.label, verdict.detail)
+
+
+_HANDED_OVER = (
+    "a rule for the assistant from content the user handed over to be read, not from "
+    "the user's own words (the user's message reads surely as handing over content)"
+)
 
 
 def as_judged(text: str) -> str:
