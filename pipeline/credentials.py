@@ -1417,6 +1417,9 @@ _OTHER_SPELLED_DIGITS = re.compile(
 )
 
 
+_POSTAL = re.compile(r"\s*postal")
+
+
 def _holds_stem(lowered: str, stems: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
     """Whether `lowered` holds one of `stems`: one pattern is quicker on a short text, a
     search for each stem on a long one."""
@@ -1458,6 +1461,8 @@ def _other_language_values(text: str) -> Iterator[Finding]:
     if _holds_stem(lowered, _OTHER_NOUN_STEMS, _other_noun_stem()):
         nouns, codes = _other_noun_patterns()
         for noun in nouns.finditer(lowered):
+            if _POSTAL.match(lowered, noun.end()):
+                continue  # "código postal 28004", "codice postale": an address
             weak = codes.fullmatch(noun.group()) is not None
             yield from _digit_values(text, noun.start(), noun.end(), weak=weak)
             clause_start, clause_end = _clause_around(text, noun.start(), noun.end())
@@ -1512,7 +1517,7 @@ def _digit_values(text: str, start: int, end: int, *, weak: bool) -> Iterator[Fi
             span = _value_span(text, m, previous=prev, next_=tokens[i + 1 :])
             if span is None or not any(ch.isdigit() for ch in span[2]):
                 continue
-            if weak and _has_letters(span[2]):
+            if weak and _has_letters(span[2]) and not _code_like(span[2]):
                 continue
             if _YEAR.fullmatch(span[2]) and not (tokens is after and i == 0):
                 continue  # "seit 2015", "depuis 2019": a year, unless it is the code itself
@@ -1591,6 +1596,13 @@ _PUBLIC_CODES = frozenset(
     "zip postal post area country dress source qr bar morse genetic airport language colour"
     " color error status promo discount".split()
 )
+
+
+def _code_like(value: str) -> bool:
+    """Mostly digits, three or more, with letters among them ("4A7719"): no word of any
+    language, so a code beside a code noun however it is spelled."""
+    digits = sum(ch.isdigit() for ch in value)
+    return digits >= 3 and digits >= sum(ch.isalpha() for ch in value)
 
 
 def _names_a_model(token: str) -> bool:

@@ -780,6 +780,7 @@ PROBED_SECRETS = [
     ("User gave their mother's maiden name for verification: Kowalczyk", "Kowalczyk"),
     ("User's Trezor passphrase (the hidden-wallet 25th word) is 'lighthouse'", "lighthouse"),
     ("User's LLC has EIN 84-3729105.", "84-3729105"),
+    ("El código del portal at the user's Madrid flat is 4A7719.", "4A7719"),
 ]
 
 
@@ -845,6 +846,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's LLC got its EIN in 2019.",
         "User's router is a Fritz!Box 7590 in the study.",
         "User's alarm is a Bosch 2000 panel.",
+        "El código postal de la usuaria es 28004.",
+        "El código de descuento es VERANO2024.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
