@@ -213,7 +213,11 @@ def screen_content(
     """
     similarity = _similarity(judge)
     screen = screen_rules(text, policy, subject=subject, user_text=user_text, similarity=similarity)
-    screen = judged_secret(text, screen, judge) or screen
+    screen = (
+        judged_secret(text, screen, judge)
+        or handed_over(text, screen, subject=subject, user_text=user_text, judge=judge)
+        or screen
+    )
     if screen is not None:
         return None if overruled(screen, text, judge) else screen
     return screen_judged(text, subject=subject, user_text=user_text, judge=judge)
@@ -266,6 +270,23 @@ def screen_rules(
     return None
 
 
+def handed_over(
+    text: str, screen: _Screen | None, *, subject: str, user_text: str | None, judge: Judge | None
+) -> _Screen | None:
+    """A rule for the assistant in a turn whose message hands over a page, an email or a
+    document to read, in words the user did not say: it came from that content. Asked of
+    a text the rules let through or refused only for its words, in a turn (with a judge),
+    so that no word rule's refusal set aside lets it through."""
+    if judge is None or user_text is None or (screen is not None and not screen.lexical):
+        return None
+    stripped = text.strip()
+    if not is_assistant_rule(stripped, subject) or not hands_over_content(user_text):
+        return None
+    if asked_for(stripped, user_text, _similarity(judge)):
+        return None
+    return _Screen("injection", _HANDED_OVER)
+
+
 def judged_secret(text: str, screen: _Screen | None, judge: Judge | None) -> _Screen | None:
     """The learned backstop of the secret finder, for a text the rules let through or
     refused only for its words: a value the model reads as a secret by its context ("to
@@ -305,15 +326,6 @@ def screen_judged(
         return None
     similarity = _similarity(judge)
     rule = is_assistant_rule(stripped, subject)
-    # A rule for the assistant in a turn whose message hands over a page, an email or a
-    # document to read, in words the user did not say, came from that content.
-    if (
-        rule
-        and user_text is not None
-        and hands_over_content(user_text)
-        and not asked_for(stripped, user_text, similarity)
-    ):
-        return _Screen("injection", _HANDED_OVER)
     verdict = judge.judge(as_judged(stripped))
     if verdict.label == "durable":
         return None
@@ -604,7 +616,11 @@ def gate(
         screen = screen_rules(
             c.content, policy, subject=c.subject, user_text=user_text, similarity=similarity
         )
-        screen = judged_secret(c.content, screen, judge) or screen
+        screen = (
+            judged_secret(c.content, screen, judge)
+            or handed_over(c.content, screen, subject=c.subject, user_text=user_text, judge=judge)
+            or screen
+        )
         if screen is not None:
             hidden += screen.hidden
         explicit = explicit_turn and c.explicit
