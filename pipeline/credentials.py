@@ -1818,12 +1818,24 @@ _FRAME_MARKS = (
     "backward",
     "revers",
     "followed by",
+    "year",
+    "date",
+    "birthday",
+    "anniversary",
+    " number",
+    "zip code",
+    "postcode",
 )
 # A value given as a recipe from another fact: "the year the user was born plus 4", "my
-# mother's birthday backwards". Knowing the recipe is knowing the value.
+# mother's birthday backwards", or that fact itself ("the year the Berlin Wall fell").
+# Knowing the recipe is knowing the value.
 _DERIVED_SOURCE = (
     r"(?:the|my|his|her|their|our|your|user's|user’s|the user's|the user’s)\s+"
-    r"(?:[\w'’-]+\s+){0,6}?(?:plus|minus|times|backwards?|reversed|in reverse|followed by)\b"
+    r"(?:(?:[\w'’-]+\s+){0,6}?(?:plus|minus|times|backwards?|reversed|in reverse|followed by)"
+    # or a date or a number of one's own, which gives the value to whoever knows it: "the
+    # year the Berlin Wall fell", "her birthday", "our house number"
+    r"|(?:[\w'’-]+\s+){0,2}?(?:year|date|birthday|birth year|anniversary|house number|"
+    r"street number|phone number|zip code|postcode))\b"
 )
 
 

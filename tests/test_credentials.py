@@ -781,6 +781,9 @@ PROBED_SECRETS = [
     ("User's Trezor passphrase (the hidden-wallet 25th word) is 'lighthouse'", "lighthouse"),
     ("User's LLC has EIN 84-3729105.", "84-3729105"),
     ("El código del portal at the user's Madrid flat is 4A7719.", "4A7719"),
+    # A value given as a date or a number of one's own.
+    ("User's building door code is the year the Berlin Wall fell", "the year the Berlin Wall fell"),
+    ("The PIN is her birthday.", "her birthday"),
 ]
 
 
@@ -848,6 +851,10 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's alarm is a Bosch 2000 panel.",
         "El código postal de la usuaria es 28004.",
         "El código de descuento es VERANO2024.",
+        "The wifi password is the one on the router sticker.",
+        "The door code is the same as last year.",
+        "User changes the wifi password every year.",
+        "User's password manager is the best one this year.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
