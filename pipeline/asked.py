@@ -13,7 +13,7 @@ the user turns of the training parts' rules for the assistant by
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from .charjudge import BinaryNgrams, load_binary
@@ -30,15 +30,21 @@ def load_context_model() -> tuple[BinaryNgrams, float, float]:
     return model, float(meta["threshold"]), float(meta["refuse"])
 
 
+@lru_cache(maxsize=64)
+def _handed_over(user_text: str) -> float:
+    """How likely the message is to hand over content: one turn asks it of every rule
+    for the assistant among its candidates, and of the same message each time."""
+    model, _, _ = load_context_model()
+    return model.probability(user_text)
+
+
 def speaks_for_user(user_text: str) -> bool:
     """Whether the user's message reads as their own request, not as outside content
     handed over to be read, summarised or translated."""
-    model, threshold, _ = load_context_model()
-    return model.probability(user_text) < threshold
+    return _handed_over(user_text) < load_context_model()[1]
 
 
 def hands_over_content(user_text: str) -> bool:
     """Whether the user's message surely hands over content to be read: surer than the
     model was of any asked-for rule's turn in cross-validation."""
-    model, _, sure = load_context_model()
-    return model.probability(user_text) >= sure
+    return _handed_over(user_text) >= load_context_model()[2]

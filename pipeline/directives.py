@@ -773,13 +773,7 @@ def asked_in_other_words(
 ) -> bool:
     """Whether the user's own short message, which hands over no outside content, asks for
     this rule in words of its own."""
-    if len(user_text) > max(ASKED_MAX_CHARS, 4 * len(text)):
-        return False
-    related = _own_share(text, user_text) >= MIN_SUPPORT or (
-        similarity is not None
-        and not _mostly_cjk(text)
-        and similarity(text, user_text) >= RELATED_SIMILARITY
-    )
+    related = _said_in(text, user_text, similarity, share=MIN_SUPPORT, cosine=RELATED_SIMILARITY)
     return related and speaks_for_user(user_text)
 
 
@@ -789,10 +783,23 @@ def asked_for(
     """Whether the user's own words this turn ask for this rule about the assistant, so
     that only its structure (a channel, a claim of authority, a marker...), not the
     learned judgement, can call it planted."""
+    return _said_in(text, user_text, similarity, share=ASKED_SHARE, cosine=ASKED_SIMILARITY)
+
+
+def _said_in(
+    text: str,
+    user_text: str,
+    similarity: Callable[[str, str], float] | None,
+    *,
+    share: float,
+    cosine: float,
+) -> bool:
+    """Whether the user's message, of a request's length, holds `share` of the rule's own
+    words or (for text the embedding reads) comes within `cosine` of it."""
     if len(user_text) > max(ASKED_MAX_CHARS, 4 * len(text)):
         return False
-    if _own_share(text, user_text) >= ASKED_SHARE:
+    if _own_share(text, user_text) >= share:
         return True
     if similarity is None or _mostly_cjk(text):
         return False
-    return similarity(text, user_text) >= ASKED_SIMILARITY
+    return similarity(text, user_text) >= cosine

@@ -212,11 +212,8 @@ def screen_content(
     themselves); `judge` is the learned judgement.
     """
     similarity = _similarity(judge)
-    screen = screen_rules(text, policy, subject=subject, user_text=user_text, similarity=similarity)
-    screen = (
-        judged_secret(text, screen, judge)
-        or handed_over(text, screen, subject=subject, user_text=user_text, judge=judge)
-        or screen
+    screen = _screen_in_turn(
+        text, policy, subject=subject, user_text=user_text, similarity=similarity, judge=judge
     )
     if screen is not None:
         return None if overruled(screen, text, judge) else screen
@@ -270,14 +267,32 @@ def screen_rules(
     return None
 
 
-def handed_over(
-    text: str, screen: _Screen | None, *, subject: str, user_text: str | None, judge: Judge | None
+def _screen_in_turn(
+    text: str,
+    policy: Policy,
+    *,
+    subject: str,
+    user_text: str | None,
+    similarity: Callable[[str, str], float] | None,
+    judge: Judge | None,
 ) -> _Screen | None:
+    """The rules, then, in a turn (with a judge) and for a text they let through or refused
+    only for its words, the secret backstop and the check for rules from handed-over
+    content: named before a word rule's refusal, which the judge may set aside."""
+    screen = screen_rules(text, policy, subject=subject, user_text=user_text, similarity=similarity)
+    if judge is None or (screen is not None and not screen.lexical):
+        return screen
+    return (
+        judged_secret(text)
+        or handed_over(text, subject=subject, user_text=user_text, judge=judge)
+        or screen
+    )
+
+
+def handed_over(text: str, *, subject: str, user_text: str | None, judge: Judge) -> _Screen | None:
     """A rule for the assistant in a turn whose message hands over a page, an email or a
-    document to read, in words the user did not say: it came from that content. Asked of
-    a text the rules let through or refused only for its words, in a turn (with a judge),
-    so that no word rule's refusal set aside lets it through."""
-    if judge is None or user_text is None or (screen is not None and not screen.lexical):
+    document to read, in words the user did not say: it came from that content."""
+    if user_text is None:
         return None
     stripped = text.strip()
     if not is_assistant_rule(stripped, subject) or not hands_over_content(user_text):
@@ -287,13 +302,11 @@ def handed_over(
     return _Screen("injection", _HANDED_OVER)
 
 
-def judged_secret(text: str, screen: _Screen | None, judge: Judge | None) -> _Screen | None:
-    """The learned backstop of the secret finder, for a text the rules let through or
-    refused only for its words: a value the model reads as a secret by its context ("to
-    get in: punch 6 0 3 9"). The refusal carries what it read as the value, for the caller
-    to hide in the user's words and the answer as in the refused text."""
-    if judge is None or (screen is not None and not screen.lexical):
-        return None
+def judged_secret(text: str) -> _Screen | None:
+    """The learned backstop of the secret finder: a value the model reads as a secret by
+    its context ("to get in: punch 6 0 3 9"). The refusal carries what it read as the
+    value, for the caller to hide in the user's words and the answer as in the refused
+    text."""
     stripped = text.strip()
     verdict = judge_secret(stripped)
     if verdict is None:
@@ -613,13 +626,13 @@ def gate(
         if problem:
             decide("rejected", "invalid", problem)
             continue
-        screen = screen_rules(
-            c.content, policy, subject=c.subject, user_text=user_text, similarity=similarity
-        )
-        screen = (
-            judged_secret(c.content, screen, judge)
-            or handed_over(c.content, screen, subject=c.subject, user_text=user_text, judge=judge)
-            or screen
+        screen = _screen_in_turn(
+            c.content,
+            policy,
+            subject=c.subject,
+            user_text=user_text,
+            similarity=similarity,
+            judge=judge,
         )
         if screen is not None:
             hidden += screen.hidden

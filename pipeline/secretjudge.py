@@ -112,22 +112,24 @@ class SecretModel(BinaryNgrams):
     threshold: float = NEVER
     threshold_cjk: float = NEVER
 
-    def judge(self, text: str) -> SecretVerdict | None:
-        """A verdict when `text` holds a possible value and is judged a secret, else None."""
-        spans = value_spans(text)
+    def judge(self, text: str, spans: list[tuple[int, int]]) -> SecretVerdict | None:
+        """A verdict when `text`, whose possible values are `spans`, is judged a secret."""
         if not spans:
             return None
         p = self.probability(text)
         if p < (self.threshold_cjk if has_cjk(text) else self.threshold):
             return None
-        return SecretVerdict(p, tuple(spans), self.weighed_most(text))
+        return SecretVerdict(p, tuple(spans), self.weighed_most(text, spans=spans))
 
-    def weighed_most(self, text: str, count: int = 3) -> tuple[str, ...]:
-        """The n-grams of `text` that pushed it furthest towards a secret."""
+    def weighed_most(
+        self, text: str, count: int = 3, *, spans: list[tuple[int, int]] | None = None
+    ) -> tuple[str, ...]:
+        """The n-grams of `text` that pushed it furthest towards a secret (`spans`: its
+        possible values, when already found)."""
         # No n-gram that touches a value is shown: it would give away part of what is
         # redacted. The grams are read from the text with each value masked.
         masked = text
-        for start, end in value_spans(text):
+        for start, end in value_spans(text) if spans is None else spans:
             masked = masked[:start] + _MASK * (end - start) + masked[end:]
         push: dict[str, float] = {}
         for gram in grams(masked):
@@ -157,6 +159,7 @@ def load_secret_model() -> SecretModel:
 def judge_secret(text: str) -> SecretVerdict | None:
     """The backstop's verdict on one memory's text; the model is read only when the text
     holds a possible value."""
-    if not value_spans(text):
+    spans = value_spans(text)
+    if not spans:
         return None
-    return load_secret_model().judge(text)
+    return load_secret_model().judge(text, spans)
