@@ -78,10 +78,15 @@ class CharVerdict:
 
     @property
     def detail(self) -> str:
-        judged = f"judged {self.label} (p={self.probability:.2f}, character n-grams)"
-        if not self.features:
-            return judged
-        return f"{judged}; weighed most: {', '.join(repr(g) for g in self.features)}"
+        return explained(f"judged {self.label}", self.probability, self.features)
+
+
+def explained(judged: str, probability: float, features: tuple[str, ...]) -> str:
+    """A verdict of an n-gram model as the trace shows it, with the n-grams behind it."""
+    text = f"{judged} (p={probability:.2f}, character n-grams)"
+    if not features:
+        return text
+    return f"{text}; weighed most: {', '.join(repr(g) for g in features)}"
 
 
 @dataclass(frozen=True)

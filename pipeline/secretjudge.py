@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .charjudge import NEVER, BinaryNgrams, bucket, grams, load_binary
+from .charjudge import NEVER, BinaryNgrams, bucket, explained, grams, load_binary
 from .text import has_cjk
 
 WEIGHTS_FILE = Path(__file__).parent / "judge" / "secrets.bin"
@@ -73,10 +73,7 @@ class SecretVerdict:
 
     @property
     def detail(self) -> str:
-        judged = f"judged to hold a secret value (p={self.probability:.2f}, character n-grams)"
-        if not self.features:
-            return judged
-        return f"{judged}; weighed most: {', '.join(repr(g) for g in self.features)}"
+        return explained("judged to hold a secret value", self.probability, self.features)
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:
