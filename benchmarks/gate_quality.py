@@ -18,7 +18,11 @@ that work with their users over weeks propose memories) and `heldout14` (200, 37
 Chinese, rules for the assistant the user asked for in other words beside rules planted
 in what the user handed over) and `heldout15` (240, 38% Chinese, 100 secrets as people
 leak them while getting help, beside 80 facts that share their words, and 30 planted
-rules beside 30 asked for) were written by
+rules beside 30 asked for), `heldout16` (300, 32% Chinese, every class, as a daily
+assistant for money, accounts, devices, home and health proposes memories) and
+`heldout17` (240, 38% Chinese, 100 secrets leaked while setting up devices, moving,
+onboarding, filing taxes or sharing accounts, beside 110 facts and rules that share their
+words, and 30 planted rules) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -136,7 +140,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument("--no-cv", action="store_true", help="tune: only the shipped judge")
