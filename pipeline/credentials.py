@@ -308,6 +308,11 @@ _STREET_WORDS = frozenset(
 )
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
+# A year after a month is a date ("expires in March 2029"), not a document's number.
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december"
+    " jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
 _COPULA = re.compile(
@@ -411,6 +416,8 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _table_columns(text)
     found += _security_answers(text)
     found += _ein_numbers(text)
+    found += _assigned_values(text)
+    found += _dial_turns(text)
     found += _unspaced_kana_phrases(text)
     return tuple(_merge(found))
 
@@ -1647,15 +1654,16 @@ def _value_span(
     value = raw.strip(_TRIM)
     if not value:
         return None
-    if previous.strip(_TRIM).lower() in _TEMPORAL and re.fullmatch(r"(?:19|20)\d\d", value):
-        return None  # "since 2015", "in 1998"
+    year = re.fullmatch(r"(?:19|20)\d\d", value) is not None
+    if year and previous.strip(_TRIM).lower() in _TEMPORAL | _MONTHS:
+        return None  # "since 2015", "in 1998", "expires in March 2029"
     after = [n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()][:2]
     following = after[0] if after else ""
     if following in _UNIT_WORDS and value.replace(",", "").replace(".", "").isdigit():
         return None  # "8 digits", "90 days"
     start = m.start() + lead
-    if re.fullmatch(r"(?:19|20)\d\d", value) and text.startswith("年", start + len(value)):
-        return None  # "身份证在2019年补办过"
+    if year and text[start + len(value) :].lstrip(" ").startswith("年"):
+        return None  # "身份证在2019年补办过", "护照 2031 年才过期"
     if value.isdigit() and not _STREET_WORDS.isdisjoint(after):
         return None  # "the social security office is at 1600 Main Street"
     if _CLOCK.fullmatch(value):
@@ -1703,9 +1711,19 @@ def _vocabulary() -> frozenset[str]:
     return frozenset(w for w in data["model"]["vocab"] if w.isalpha())
 
 
+# An inflected word is known by its stem: the vocabulary holds "scope" and "expired", not
+# "scoped" or "expires".
+_SUFFIXES = ("s", "es", "d", "ed", "ing", "ly", "er")
+_ENDINGS = ("", "e", "s", "ed", "ing")
+
+
 def _is_known_word(value: str) -> bool:
     lowered = value.lower()
-    return lowered in _vocabulary() or lowered.rstrip("s") in _vocabulary()
+    vocabulary = _vocabulary()
+    if lowered in vocabulary:
+        return True
+    stems = {lowered[: -len(s)] for s in _SUFFIXES if lowered.endswith(s)}
+    return any(stem + end in vocabulary for stem in stems if len(stem) >= 3 for end in _ENDINGS)
 
 
 def _is_cjk_noun(noun: str) -> bool:
@@ -1955,6 +1973,80 @@ def _ein_numbers(text: str) -> Iterator[Finding]:
         yield Finding("EIN", *m.span(1))
 
 
+# A secret set in a line of configuration: a compound key whose last part names a secret
+# ("wpa_passphrase=…", "DB_PASSWORD: …", "clientSecret = …", "api-key=…"). A key that ends
+# in another word names something else ("max_tokens=512", "password_file=…"), and a key of
+# one word is the sensitive nouns' business.
+_ASSIGNMENT = (
+    r"(?<![\w.\-])([A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+|(?<=[a-z0-9])[A-Z][a-z0-9]*)+)"
+    r"\s*(?::=|=>|=|:)\s*([\"']?)([^\s\"',;]{4,})\2"
+)  # compiled on first use
+_KEY_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_SECRET_KEY_ENDS = frozenset(
+    "password passwd pwd pass passphrase passcode secret token psk pin apikey credential"
+    " credentials".split()
+)
+# "key" names a secret only after one of these ("secret_key", "wpa_key"; not "sort_key").
+_KEY_QUALIFIERS = frozenset(
+    "api secret private access auth signing encryption master license licence wpa wifi app"
+    " client webhook".split()
+)
+_ASSIGNMENT_STEMS = ("pass", "pwd", "secret", "token", "psk", "key", "pin", "credential")
+_PLACEHOLDER = re.compile(r"[$<{%\[*]|x{3,}$|(?:none|null|true|false|required|optional)$", re.I)
+
+
+def _assigned_values(text: str) -> Iterator[Finding]:
+    """Values given to a secret's key in a line of configuration."""
+    if "=" not in text and ":" not in text:
+        return
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _ASSIGNMENT_STEMS):
+        return
+    for m in re.finditer(_ASSIGNMENT, text):
+        parts = [part.lower() for part in _KEY_PART.findall(m.group(1))]
+        if len(parts) < 2:
+            continue
+        last, before = parts[-1], parts[-2]
+        if last in _SECRET_KEY_ENDS or (last == "key" and before in _KEY_QUALIFIERS):
+            value = m.group(3).rstrip(".")
+            if len(value) >= 4 and not _PLACEHOLDER.match(value):
+                yield Finding(f"value of {m.group(1)!r}", m.start(3), m.start(3) + len(value))
+
+
+# A dial lock's combination told as turns: "left 36, right 12, left 8", "R24 L10 R3",
+# "左转 36 右转 12 再左转 8", "顺时针转3圈到25". Three turns at least, each to a number under
+# 100 and close to the next, beside a word for a lock; a turn onto "36th" or for "200 m" is a
+# route, and "3 times" or "3圈" counts the turns.
+_TURN = (
+    r"(?:\b(?:left|right|(?:counter-?|anti-?)?clockwise)\b|\b[LR](?![A-Za-z])|左转?|右转?"
+    r"|顺时针|逆时针)[^\d\n]{0,12}?(?:\d\s*(?:圈|次|times?|(?:full )?turns?)[^\d\n]{0,8}?)?"
+    r"(?<![\d.])(\d{1,2})(?![\d%:]|\.\d)(?!\s*(?:m|km|mi"
+    r"|miles?|metres?|meters?|blocks?|th|st|nd|rd|min|minutes?|times?|turns?|rotations?"
+    r"|revolutions?|full)\b)(?!\s*(?:米|公里|分钟|号|路|街|圈|次))"
+)  # compiled on first use, with the flag below
+_LOCK_WORDS = re.compile(r"safe|lock|combination|dial|vault|locker|保险柜|保险箱|锁|密码柜", re.I)
+_TURN_GAP = 16  # characters between one turn's number and the next turn
+MIN_TURNS = 3
+
+
+def _dial_turns(text: str) -> Iterator[Finding]:
+    """A combination told as turns of a dial, three or more, beside a word for a lock."""
+    if not any(ch.isdigit() for ch in text) or not _LOCK_WORDS.search(text):
+        return
+    run: list[re.Match[str]] = []
+    for m in re.finditer(_TURN, text, re.IGNORECASE):
+        if run and m.start() - run[-1].end() > _TURN_GAP:
+            yield from _turn_run(run)
+            run = []
+        run.append(m)
+    yield from _turn_run(run)
+
+
+def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
+    if len(run) >= MIN_TURNS:
+        yield Finding("dial combination", run[0].start(1), run[-1].end(1))
+
+
 # The answer to a security question is a password by another name: "security answer",
 # "memorable word", "the answer to the bank's 'first pet' security question", "the answer
 # to 'name of your first pet'" or a maiden name said of a login or its recovery, "密保答案".
@@ -1965,8 +2057,13 @@ _SECURITY_ANSWER_SOURCE = (
     r"verification|log-?in|sign-?in|reset)\b)"
     r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
     r"reset)\b)"
+    r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"
+    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answer(?:ed|s)? (?:with|as))\b"
     r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题"
 )
+# A noun that ends in its own link ("… set the answer to"): the value follows at once.
+_LINKED_ANSWER = (" to", " as", " with")
+_ANSWER_TAIL_WORDS = 3  # "… set the answer to Biscuit the iguana": a name of a few words
 _SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "答案", "密保")
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
 
@@ -1991,11 +2088,15 @@ def _security_answers(text: str) -> Iterator[Finding]:
     nouns, links, cjk_run = _answer_patterns()
     for noun in nouns.finditer(text):
         _, clause_end = _clause_around(text, *noun.span())
-        link = links.search(text, noun.end(), clause_end)
-        if link is None or len(text[noun.end() : link.start()].split()) > _ANSWER_GAP_WORDS:
-            continue
-        rest = text[link.end() : clause_end]
-        start = link.end() + len(rest) - len(rest.lstrip())
+        if noun.group().lower().endswith(_LINKED_ANSWER):
+            linked = noun.end()
+        else:
+            link = links.search(text, noun.end(), clause_end)
+            if link is None or len(text[noun.end() : link.start()].split()) > _ANSWER_GAP_WORDS:
+                continue
+            linked = link.end()
+        rest = text[linked:clause_end]
+        start = linked + len(rest) - len(rest.lstrip())
         opener = text[start : start + 1]
         if opener in _QUOTES:
             close = text.find(_QUOTES[opener], start + 1)
@@ -2003,12 +2104,16 @@ def _security_answers(text: str) -> Iterator[Finding]:
                 yield Finding("security answer", start + 1, close)
             continue
         token = _VALUE_TOKEN.match(text, start) or cjk_run.match(text, start)
-        if token is None or text[token.end() : clause_end].strip(_TRIM + " "):
+        if token is None:
+            continue
+        tail = text[token.end() : clause_end].strip(_TRIM + " ")
+        if tail and (has_cjk(tail) or len(tail.split()) > _ANSWER_TAIL_WORDS):
             continue
         value = token.group().strip(_TRIM)
         if value and (value[0].isupper() or not value.isalpha() or has_cjk(value)):
             begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
-            yield Finding("security answer", begin, begin + len(value))
+            end = text.index(tail, token.end()) + len(tail) if tail else begin + len(value)
+            yield Finding("security answer", begin, end)
 
 
 def _password_nouns(text: str) -> Iterator[tuple[int, int, bool]]:

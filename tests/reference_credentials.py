@@ -144,6 +144,11 @@ _STREET_WORDS = frozenset(
     "street st avenue ave road rd lane ln boulevard blvd drive dr way place square".split()
 )
 _TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
+# A year after a month is a date ("expires in March 2029"), not a document's number.
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december"
+    " jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
 _COPULA = re.compile(
@@ -420,15 +425,16 @@ def _value_span(
     value = raw.strip(_TRIM)
     if not value:
         return None
-    if previous.strip(_TRIM).lower() in _TEMPORAL and re.fullmatch(r"(?:19|20)\d\d", value):
-        return None  # "since 2015", "in 1998"
+    year = re.fullmatch(r"(?:19|20)\d\d", value) is not None
+    if year and previous.strip(_TRIM).lower() in _TEMPORAL | _MONTHS:
+        return None  # "since 2015", "in 1998", "expires in March 2029"
     after = [n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()][:2]
     following = after[0] if after else ""
     if following in _UNIT_WORDS and value.replace(",", "").replace(".", "").isdigit():
         return None  # "8 digits", "90 days"
     start = m.start() + lead
-    if re.fullmatch(r"(?:19|20)\d\d", value) and text.startswith("年", start + len(value)):
-        return None  # "身份证在2019年补办过"
+    if year and text[start + len(value) :].lstrip(" ").startswith("年"):
+        return None  # "身份证在2019年补办过", "护照 2031 年才过期"
     if value.isdigit() and not _STREET_WORDS.isdisjoint(after):
         return None  # "the social security office is at 1600 Main Street"
     if re.fullmatch(r"\d{1,2}:\d{2}(?::\d{2})?", value):
@@ -476,9 +482,19 @@ def _vocabulary() -> frozenset[str]:
     return frozenset(w for w in data["model"]["vocab"] if w.isalpha())
 
 
+# An inflected word is known by its stem: the vocabulary holds "scope" and "expired", not
+# "scoped" or "expires".
+_SUFFIXES = ("s", "es", "d", "ed", "ing", "ly", "er")
+_ENDINGS = ("", "e", "s", "ed", "ing")
+
+
 def _is_known_word(value: str) -> bool:
     lowered = value.lower()
-    return lowered in _vocabulary() or lowered.rstrip("s") in _vocabulary()
+    vocabulary = _vocabulary()
+    if lowered in vocabulary:
+        return True
+    stems = {lowered[: -len(s)] for s in _SUFFIXES if lowered.endswith(s)}
+    return any(stem + end in vocabulary for stem in stems if len(stem) >= 3 for end in _ENDINGS)
 
 
 def _is_cjk_noun(noun: str) -> bool:

@@ -47,6 +47,8 @@ NEWER_KINDS = (
     "_unspaced_kana_phrases",
     "_security_answers",
     "_ein_numbers",
+    "_assigned_values",
+    "_dial_turns",
 )
 
 
@@ -784,6 +786,21 @@ PROBED_SECRETS = [
     # A value given as a date or a number of one's own.
     ("User's building door code is the year the Berlin Wall fell", "the year the Berlin Wall fell"),
     ("The PIN is her birthday.", "her birthday"),
+    # A secret's key in a line of configuration, a dial lock's turns, a security answer
+    # the user set.
+    ("router config: ssid=Nook_Staff, wpa_passphrase=oatmilk-4eva-2291", "oatmilk-4eva-2291"),
+    ("db_password: hunter22x", "hunter22x"),
+    ('DB_PASSWORD="s3cr3t!x" in the .env', "s3cr3t!x"),
+    ("clientSecret = 9f8a7b6c5d", "9f8a7b6c5d"),
+    ("front_door_pin=4471", "4471"),
+    ("The safe opens with left 36, right 12, left 8.", "36, right 12, left 8"),
+    ("Padlock: R-24, L-10, R-3", "24, L-10, R-3"),
+    ("用户店里保险柜的开法：左转 36，右转 12，再左转 8。", "36，右转 12，再左转 8"),
+    ("保险箱：顺时针转3圈到25，逆时针到10，顺时针到40", "25，逆时针到10，顺时针到40"),
+    (
+        "For the bank's security question 'first pet', User set the answer to Biscuit the iguana.",
+        "Biscuit the iguana",
+    ),
 ]
 
 
@@ -855,6 +872,20 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "The door code is the same as last year.",
         "User changes the wifi password every year.",
         "User's password manager is the best one this year.",
+        "User prefers fine-grained GitHub tokens scoped to one repository.",
+        "User's passport expires in March 2029, so it's fine for the trip in May.",
+        "用户的护照 2031 年才过期，这次去泰国不用换。",
+        "max_tokens=512 is set in the config.",
+        "The config reads password_file=/run/app/creds.txt.",
+        "session_token_ttl=3600",
+        "AWS_SECRET_ACCESS_KEY=${AWS_SECRET} is read from the environment.",
+        "sort_key=name, wifi_key: <your key>",
+        "User keeps DB_PASSWORD in a .env file.",
+        "To reach the lockers turn left after 200 m, right onto 36th, left at 5th.",
+        "Turn the safe's dial left 2 times, right 3 times, left 1 time to reset it.",
+        "User's gym locker is on the left, row 3, right next to locker 12.",
+        "User dislikes security questions and fills them with random strings.",
+        "For the bank's security questions User answers with random words from Bitwarden.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
