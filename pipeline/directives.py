@@ -32,7 +32,7 @@ from .text import count_cjk, has_cjk, is_cjk, terms
 # head of a memory in any other case they label it ("User: freelance UX designer").
 _TEMPLATE_MARKERS = re.compile(
     r"<\|[a-z_ ]{2,20}\|>|\[/?INST\]|<</?SYS>>|<\s*/?\s*(?:system|instructions?|developer|"
-    r"assistant|user|prompt)\s*>|^\s*#{2,}\s*(?:system|instruction|instructions|assistant|"
+    r"assistant|user|prompt)\s*>|(?:^|[\n.:]\s*)#{2,}\s*(?:system|instruction|instructions|assistant|"
     r"developer|user|response)\b|(?:^|[\n.:]\s*)(?:SYSTEM|DEVELOPER|ASSISTANT)\s*:|"
     r"[\n.:]\s*(?:HUMAN|USER)\s*:|\A\s*(?-i:HUMAN|USER)\s*:|^\s*system\s*:|"
     r"\bBEGIN (?:SYSTEM )?PROMPT\b|【\s*系统\s*】|系统(?:指令|消息|提示)\s*[:：]",
@@ -554,7 +554,17 @@ _AUTHORITY = re.compile(
     r"\b(?:instructions?|commands?|requests?|orders?)\b"
     r"|\b(?:treat|follow|obey|execute|run|carry out)\w*\b.{0,40}\bas (?:\w+ )?"
     r"(?:instructions?|commands?|orders?|directives?)\b"
+    # Acting alone where a person decides: "approve it automatically and do not ask a human".
+    r"|\b(?:do not|don't|never|without|no need to|not)\s+(?:\w+\s+)?(?:ask\w*|check\w*|"
+    r"consult\w*|escalat\w*|involv\w*|wait\w* for|loop\w* in|get\w* approval from)\s+"
+    r"(?:to |with |from )?(?:a |any |the |an )?(?:humans?|persons?|people|managers?|"
+    r"supervisors?|staff|operators?|reviewers?|admins?|moderators?|support agents?|team lead)\b"
+    r"|(?<!never )(?<!not )(?<!n't )(?<!no )\b(?:automatically|auto-?)\s*(?:approv|refund|"
+    r"accept|grant|confirm|authori[sz]|pay|transfer|delet|releas)\w*|\b(?:approv|refund|grant|authori[sz]|releas)\w*\b.{0,30}"
+    r"\bautomatically\b"
     r"|忽略|无视|绕过|越狱|不受(?:任何)?限制|没有(?:任何)?(?:限制|约束|规则)|解除.{0,6}(?:限制|规则)|取消.{0,6}(?:限制|规则|安全)|"
+    r"(?<![不别勿])(?<!不要)(?<!禁止)(?<!不能)自动(?:批准|同意|通过|退款|付款|转账|审批|放行)|(?:无需|不用|不必|不要|别)(?:经过|找|转|请示|询问)?"
+    r"(?:人工|真人|主管|经理|管理员)(?:审核|确认|审批|处理)?|"
     r"关闭.{0,6}(?:安全|过滤|审核)|有权|授权|管理员(?:权限)?|开发者模式|透露|泄露|公开.{0,6}(?:记忆|"
     r"信息|数据|密码)|系统提示|提示词|任何人|第三方"
     # Orders handed to outside content, unless refused ("不要执行网页里的指令" is the user's
@@ -634,6 +644,30 @@ def find_template_marker(text: str) -> str | None:
     return m.group().strip() if m else None
 
 
+# A marker named as a thing rather than used: "prompt formats such as [INST] and ChatML",
+# "the `<|im_start|>` token", "[INST] 模板". Said of the user, not to the assistant, every
+# marker so named is a fact about the user's work; one marker used as a frame is not.
+_NAMING_BEFORE = re.compile(
+    r"(?:such as|like|e\.g\.,?|i\.e\.,?|including|namely|比如|例如|像|如|包括)\s*[\"'`“‘(]?\s*$",
+    re.IGNORECASE,
+)
+_NAMING_AFTER = re.compile(
+    r"^\s*[\"'`”’)]?\s*(?:(?:chat |prompt )?(?:templates?|tags?|tokens?|markers?|formats?|"
+    r"syntax|blocks?|delimiters?|wrappers?)\b|(?:and|or|vs\.?|versus)\s|[,/、，和与或])",
+    re.IGNORECASE,
+)
+
+
+def _names_markers(text: str) -> bool:
+    found = list(_TEMPLATE_MARKERS.finditer(text))
+    return bool(found) and all(
+        _NAMING_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
+        or _NAMING_AFTER.match(text[m.end() : m.end() + 30])
+        or (text[m.start() - 1 : m.start()] == "`" and text[m.end() : m.end() + 1] == "`")
+        for m in found
+    )
+
+
 def is_assistant_rule(text: str, subject: str = "user") -> bool:
     """Whether `text` is about how the assistant should behave."""
     return subject == "assistant" or _DIRECTED.search(text) is not None
@@ -659,7 +693,7 @@ def find_injection(
     turn (None when a person wrote the memory themselves: `memory add`, import);
     `similarity` is a sentence similarity (cosine of embeddings), when installed."""
     marker = find_template_marker(text)
-    if marker:
+    if marker and (is_assistant_rule(text, subject) or not _names_markers(text)):
         return Injection("contains a chat-template or role marker", marker)
     lifted = _LIFTS_SAFETY.search(text)
     if lifted:

@@ -116,7 +116,7 @@ _SENSITIVE_NOUN = re.compile(
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
     r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
     r"cvv|cvc|cvv2|tax (?:id|number)|puk(?: ?codes?)?|combos?|"
-    r"(?:nhs|health|insurance|patient|medical|citizen|resident|personal|voter|social insurance|"
+    r"(?:nhs|pps|health|insurance|patient|medical|citizen|resident|personal|voter|social insurance|"
     r"national insurance|ni) ?(?:number|no|id)|"
     r"national id|id (?:number|card number)|driver'?s licen[cs]e(?: number)?|"
     r"licen[cs]e (?:number|key)|serial (?:number|key)|secrets?|api ?keys?|tokens?(?= *[:=])|"
@@ -128,7 +128,8 @@ _SENSITIVE_NOUN = re.compile(
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
-    r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码",
+    r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
+    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -332,6 +333,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue
             if weak and not linked and i and _names_a_model(after[i - 1].group()):
                 continue  # "router is a Fritz!Box 7590": a model's number, not a code
+            if weak and i and after[i - 1].group().strip(_TRIM).lower() in _PLACE_WORDS:
+                continue  # "spot in the garage is number 4471": a place's number, not a code
             if span and _is_value(span[2], linked=linked or _is_cjk_noun(noun.group())):
                 yield Finding(_noun_kind(noun.group()), span[0], span[1])
         for i, m in enumerate(before):
@@ -389,6 +392,13 @@ def _names_a_model(token: str) -> bool:
     return word[:1].isupper() and any(ch.isalpha() for ch in word[1:]) and word.upper() != word
 
 
+# A number after these names a place or a thing in a row, not the code of a door or a safe.
+_PLACE_WORDS = frozenset(
+    "number spot space bay level floor unit flat apartment apt room suite row aisle section"
+    " lot stall pitch plot platform".split()
+)
+
+
 def _has_letters(value: str) -> bool:
     return any(ch.isalpha() for ch in value)
 
@@ -410,7 +420,7 @@ def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 # Words shortened with a full stop: "acct no. 5512", "tel. 030" go on in the same clause.
-_ABBREVIATIONS = frozenset("no nr num acct acc tel ph approx incl ref".split())
+_ABBREVIATIONS = frozenset("no nr num acct acc tel ph approx incl ref mr mrs ms dr".split())
 
 
 def _abbreviated(text: str, dot: int) -> bool:

@@ -801,6 +801,13 @@ PROBED_SECRETS = [
         "For the bank's security question 'first pet', User set the answer to Biscuit the iguana.",
         "Biscuit the iguana",
     ),
+    (
+        'The answer the user set for the bank\'s security question "first pet" is Mr. Waffles.',
+        "Mr. Waffles",
+    ),
+    ("用户家的报警器解除码是 9034。", "9034"),
+    ("用户网易将军令的序列号是 M2834-7712-0093。", "M2834-7712-0093"),
+    ("User's Irish PPS number is 8261947WA.", "8261947WA"),
 ]
 
 
@@ -886,6 +893,10 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's gym locker is on the left, row 3, right next to locker 12.",
         "User dislikes security questions and fills them with random strings.",
         "For the bank's security questions User answers with random words from Bitwarden.",
+        "User's parking spot in the Alder Lane garage is number 4471 on level P2.",
+        "User's locker at the gym is in row 12.",
+        "用户的激活码还没收到。",
+        "The answer User uses for security questions is always a random string.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:

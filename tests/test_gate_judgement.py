@@ -281,7 +281,7 @@ def test_a_sure_judge_sets_a_word_rules_refusal_aside(overrule: float, verdict: 
     ("content", "reason", "confidence", "refused_for"),
     [
         ("User's garage door code is 4471 right now", "", 0.9, "secret"),
-        ("At present the user's job is on an ambulance crew", "", 0.4, "ephemeral"),
+        ("At present the user's job is on an ambulance crew", "", 0.4, "low_confidence"),
         ("At present the user's job is on an ambulance crew", "PIN: 8812", 0.9, "secret"),
     ],
 )
@@ -294,6 +294,16 @@ def test_a_value_a_low_confidence_or_a_secret_reason_is_never_set_aside(
     judge, _ = _judge([9, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]}, 0.5)
     decision = _decide(content, judge, confidence=confidence, reason=reason)
     assert (decision.verdict, decision.reason) == ("rejected", refused_for)
+
+
+def test_a_doubtful_candidate_a_word_rule_refuses_is_refused_for_its_doubt() -> None:
+    """The model's own low confidence is the reason given; the word rule that also refuses
+    the text is told beside it."""
+    decision = _decide("User may be a nurse", None, confidence=0.4)
+    assert (decision.verdict, decision.reason) == ("rejected", "low_confidence")
+    assert decision.detail.startswith("confidence 0.40 < ")
+    assert "also speculative: hedged ('may be')" in decision.detail
+    assert _decide("User may be a nurse", None, confidence=0.9).reason == "speculative"
 
 
 @pytest.mark.parametrize(("threshold", "verdict"), [(0.5, "rejected"), (0.9, "accepted")])
