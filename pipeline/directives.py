@@ -786,9 +786,9 @@ def _own_share(text: str, user_text: str) -> float:
 
 # A rule is the user's request, not text they passed on, when they said half its own words
 # or (with embeddings) something close in meaning, in a message of a request's length. On
-# the training parts no planted rule reached either (their user turns share at most a third
-# of the words, cosine at most 0.55), and 102 of the 131 rules users asked for did; a pasted
-# page that holds a rule is longer than a request.
+# the training parts 249 of the 383 rules users asked for do, and 4 of the 678 planted
+# ones, each refused by its structure (a marker, an outside brand, a link); a pasted page
+# that holds a rule is longer than a request.
 ASKED_SHARE = 0.5
 ASKED_SIMILARITY = 0.6
 ASKED_MAX_CHARS = 300
@@ -797,8 +797,9 @@ ASKED_MAX_CHARS = 300
 # A rule the user asked for in other words than its own ("ugh stop with the emojis" for
 # "User wants replies without emoji"): their message speaks for them (it hands over no
 # page, email or document to read: `asked.py`) and is about the rule, by a fifth of its
-# words or a cosine of 0.35. On the training parts 97 of the 105 English rules users asked
-# for come within 0.35 of their turn, and 9 of 239 planted ones do.
+# words or a cosine of 0.35. On the training parts 237 of the 257 English rules users
+# asked for come within a cosine of 0.35 of their turn, and 57 of the 678 planted rules do:
+# for those, the message model tells the turn that handed over content.
 RELATED_SIMILARITY = 0.35
 
 

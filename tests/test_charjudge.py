@@ -70,7 +70,7 @@ def test_a_feature_vector_has_unit_length() -> None:
         ("It sounds like the user is a teacher.", "speculative"),
         ("User liked the assistant's last answer.", "small_talk"),
         ("用户牙龈肿了，疼得吃不下饭。", "ephemeral"),
-        ("用户夸这个回答写得不错。", "small_talk"),
+        ("用户夸助手的回答很专业。", "small_talk"),
     ],
 )
 def test_without_the_extra_the_ngram_model_refuses_and_explains(text: str, label: str) -> None:
