@@ -1253,6 +1253,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         before = before[-NEAR_NOUN_BEFORE:]
         for i, m in enumerate(after):
             linked = i == 0 or _COPULA.match(text[end : m.start()]) is not None
+            if has_cjk(noun):
+                linked = _CJK_LINK.match(text, end, m.start()) is not None
             spaced = _spaced_digits(text, after, i)
             # Single digits one space apart are a code read out wherever they stand in
             # the clause ("the lockbox opens with 6 1 8 3").
@@ -1266,7 +1268,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "router is a Fritz!Box 7590": a model's number, not a code
             if weak and i and after[i - 1].group().strip(_TRIM).lower() in _PLACE_WORDS:
                 continue  # "spot in the garage is number 4471": a place's number, not a code
-            if span and _is_value(span[2], linked=linked or _is_cjk_noun(noun)):
+            if span and _is_value(span[2], linked=linked):
                 yield Finding(_noun_kind(noun), span[0], span[1])
         for i, m in enumerate(before):
             prev = before[i - 1].group() if i else ""
@@ -1736,8 +1738,10 @@ def _is_known_word(value: str) -> bool:
     return any(stem + end in vocabulary for stem in stems if len(stem) >= 3 for end in _ENDINGS)
 
 
-def _is_cjk_noun(noun: str) -> bool:
-    return has_cjk(noun)
+# After a Chinese noun a value is linked to it across a copula or a colon, or with nothing
+# between ("密码是 sunflower", "密码设成了 sunflower", "密码: sunflower"); "密码全部用 Bitwarden
+# 管理" names a tool.
+_CJK_LINK = re.compile(r"\s*的?(?:[\u4e00-\u9fff]{0,3}(?:是|为|為|成|作)了?|[:：=])?\s*$")
 
 
 def _noun_kind(noun: str) -> str:

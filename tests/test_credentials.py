@@ -808,6 +808,7 @@ PROBED_SECRETS = [
     ("用户家的报警器解除码是 9034。", "9034"),
     ("用户网易将军令的序列号是 M2834-7712-0093。", "M2834-7712-0093"),
     ("User's Irish PPS number is 8261947WA.", "8261947WA"),
+    ("用户的WiFi密码设成了 sunflower", "sunflower"),
 ]
 
 
@@ -897,6 +898,7 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's locker at the gym is in row 12.",
         "用户的激活码还没收到。",
         "The answer User uses for security questions is always a random string.",
+        "用户的密码全部用 Bitwarden 管理，开了两步验证。",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:

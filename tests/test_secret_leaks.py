@@ -36,7 +36,10 @@ planted = st.one_of(
     st.text(_ALNUM, min_size=6, max_size=10)
     .filter(lambda s: any(c.isdigit() for c in s) and any(c.isalpha() for c in s))
     .map(lambda s: (f"User's NAS password is {s}!x", f"{s}!x")),
-    st.integers(1000, 999999).map(lambda n: (f"The garage door code is {n}.", str(n))),
+    # Not a year: every state file holds this year's timestamps.
+    st.integers(1000, 999999)
+    .filter(lambda n: not 1900 <= n <= 2100)
+    .map(lambda n: (f"The garage door code is {n}.", str(n))),
     st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", min_size=16, max_size=16).map(
         lambda s: (f"User's AWS access key is AKIA{s}.", f"AKIA{s}")
     ),
