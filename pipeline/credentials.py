@@ -157,6 +157,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "seed phrases?",
     "wpa2? ?(?:keys?|passphrases?)",
     "psk",
+    "pre-?shared keys?",
     "network keys?",
     "mnemonic",
     "combinations?",
@@ -419,6 +420,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _ein_numbers(text)
     found += _assigned_values(text)
     found += _dial_turns(text)
+    found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
     return tuple(_merge(found))
 
@@ -850,6 +852,18 @@ def _phrase_after(text: str, start: int, end: int) -> Iterator[Finding]:
     # A colon ends the words that name the phrase ("seed phrase: orbit ...").
     words = _WORD.finditer(text, start, end)
     yield from _list_runs(text, words, _NAMED_GAP, MIN_NAMED_PHRASE_WORDS)
+    # A phrase copied with a slip ("tulip" for "tube") is still a phrase: a run of lower-case
+    # words after the noun, three in four of them list words.
+    listed = _bip39_words()
+    for run in _LOWER_RUN.finditer(text, start, end):
+        run_words = run.group().replace(",", " ").split()
+        known = sum(word in listed for word in run_words)
+        if known >= MIN_NAMED_PHRASE_WORDS and known >= LISTED_SHARE * len(run_words):
+            yield Finding("recovery phrase", run.start(), run.end())
+
+
+_LOWER_RUN = re.compile(r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])")
+LISTED_SHARE = 0.75
 
 
 # --- Recovery phrases in the other BIP-39 word lists -----------------------------------------
@@ -1685,7 +1699,7 @@ def _value_span(
 
 def _is_value(value: str, *, linked: bool) -> bool:
     """Whether a token looks like a secret value rather than a word or a quantity."""
-    if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value):
+    if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value) or value.lower() in _ALGORITHMS:
         return False
     if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
         return True  # a dial lock's combination, "3-3-9"
@@ -1705,6 +1719,14 @@ def _is_value(value: str, *, linked: bool) -> bool:
     if symbols and (digits or linked) and len(value) >= 6 and not _is_plain_word(value):
         return True  # "Zx9!qLm2"; unlinked symbol runs such as "(prompt+completion)" are not
     return linked and len(value) >= 6 and letters == len(value) and not _is_known_word(value)
+
+
+# The names of key types and ciphers: "an ed25519 SSH key" says what kind, not which.
+_ALGORITHMS = frozenset(
+    "ed25519 ed448 x25519 curve25519 rsa1024 rsa2048 rsa3072 rsa4096 p256 p384 p521 secp256k1"
+    " secp256r1 aes128 aes256 sha1 sha256 sha384 sha512 md5 hmac-sha256 chacha20 argon2"
+    " argon2id bcrypt scrypt pbkdf2".split()
+)
 
 
 def _is_plain_word(value: str) -> bool:
@@ -2059,6 +2081,23 @@ def _dial_turns(text: str) -> Iterator[Finding]:
 def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
     if len(run) >= MIN_TURNS:
         yield Finding("dial combination", run[0].start(1), run[-1].end(1))
+
+
+# An app password as Google and others print it: four groups of four lower-case letters
+# ("qzvf lmtk rpwa hxne"), beside a password noun; not words (at most one group is one).
+_LETTER_GROUPS = re.compile(r"(?<![A-Za-z])[a-z]{4}(?:[ -][a-z]{4}){3}(?![A-Za-z])")
+
+
+def _letter_groups(text: str) -> Iterator[Finding]:
+    """App passwords in four groups of four letters, in a text with a password noun."""
+    if sum(ch.islower() for ch in text) < 16:
+        return
+    groups = list(_LETTER_GROUPS.finditer(text))
+    if not groups or next(_sensitive_nouns(text), None) is None:
+        return
+    for m in groups:
+        if sum(_is_known_word(g) for g in re.split(r"[ -]", m.group())) <= 1:
+            yield Finding("app password", *m.span())
 
 
 # The answer to a security question is a password by another name: "security answer",

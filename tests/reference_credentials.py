@@ -112,7 +112,8 @@ _SENSITIVE_NOUN = re.compile(
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
     r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"
     r"lockbox|wi-?fi|unlock|confirmation|promo|voucher|gift card|pickup|parcel|otp) ?(?:codes?|"
-    r"keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|ssn|social security(?: number)?|"
+    r"keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|"
+    r"pre-?shared keys?|ssn|social security(?: number)?|"
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
     r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
     r"cvv|cvc|cvv2|tax (?:id|number)|puk(?: ?codes?)?|combos?|"
@@ -456,7 +457,7 @@ def _value_span(
 
 def _is_value(value: str, *, linked: bool) -> bool:
     """Whether a token looks like a secret value rather than a word or a quantity."""
-    if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value):
+    if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value) or value.lower() in _ALGORITHMS:
         return False
     if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
         return True  # a dial lock's combination, "3-3-9"
@@ -476,6 +477,14 @@ def _is_value(value: str, *, linked: bool) -> bool:
     if symbols and (digits or linked) and len(value) >= 6 and not _is_plain_word(value):
         return True  # "Zx9!qLm2"; unlinked symbol runs such as "(prompt+completion)" are not
     return linked and len(value) >= 6 and letters == len(value) and not _is_known_word(value)
+
+
+# The names of key types and ciphers: "an ed25519 SSH key" says what kind, not which.
+_ALGORITHMS = frozenset(
+    "ed25519 ed448 x25519 curve25519 rsa1024 rsa2048 rsa3072 rsa4096 p256 p384 p521 secp256k1"
+    " secp256r1 aes128 aes256 sha1 sha256 sha384 sha512 md5 hmac-sha256 chacha20 argon2"
+    " argon2id bcrypt scrypt pbkdf2".split()
+)
 
 
 def _is_plain_word(value: str) -> bool:

@@ -49,6 +49,7 @@ NEWER_KINDS = (
     "_ein_numbers",
     "_assigned_values",
     "_dial_turns",
+    "_letter_groups",
 )
 
 
@@ -809,6 +810,13 @@ PROBED_SECRETS = [
     ("用户网易将军令的序列号是 M2834-7712-0093。", "M2834-7712-0093"),
     ("User's Irish PPS number is 8261947WA.", "8261947WA"),
     ("用户的WiFi密码设成了 sunflower", "sunflower"),
+    # A phrase copied with a slip, an app password in letter groups, a pre-shared key.
+    (
+        "Ledger recovery phrase: orbit velvet canyon mirror tulip basket frozen exile ladder",
+        "orbit velvet canyon mirror tulip basket frozen exile ladder",
+    ),
+    ("用户给 Thunderbird 收 Gmail 用的应用专用密码是 qzvf lmtk rpwa hxne。", "qzvf lmtk rpwa hxne"),
+    ("The office VPN pre-shared key IT sent the user is Vx92!tangerine!Qa.", "Vx92!tangerine!Qa"),
 ]
 
 
@@ -899,6 +907,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户的激活码还没收到。",
         "The answer User uses for security questions is always a random string.",
         "用户的密码全部用 Bitwarden 管理，开了两步验证。",
+        "User's recovery phrase is written on a card and kept in the safe at home with the deeds",
+        "User's password hint: life goes very fast, make time",
+        "User deploys to a VPS with an ed25519 SSH key and has password login disabled.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
