@@ -2060,22 +2060,34 @@ _TURN = (
     r"|miles?|metres?|meters?|blocks?|th|st|nd|rd|min|minutes?|times?|turns?|rotations?"
     r"|revolutions?|full)\b)(?!\s*(?:米|公里|分钟|号|路|街|圈|次))"
 )  # compiled on first use, with the flag below
-_LOCK_WORDS = re.compile(r"safe|lock|combination|dial|vault|locker|保险柜|保险箱|锁|密码柜", re.I)
+_LOCK_WORDS = re.compile(r"safe|lock|combination|dial|vault|保险柜|保险箱|锁|密码柜")  # on lower case
 _TURN_GAP = 16  # characters between one turn's number and the next turn
+_DIAL_REACH = 160  # characters either side of a lock word in which its turns are read
 MIN_TURNS = 3
 
 
 def _dial_turns(text: str) -> Iterator[Finding]:
-    """A combination told as turns of a dial, three or more, beside a word for a lock."""
-    if not any(ch.isdigit() for ch in text) or not _LOCK_WORDS.search(text):
+    """A combination told as turns of a dial, three or more, near a word for a lock."""
+    locks = list(_LOCK_WORDS.finditer(text.lower()))
+    if not locks:
         return
-    run: list[re.Match[str]] = []
-    for m in re.finditer(_TURN, text, re.IGNORECASE):
-        if run and m.start() - run[-1].end() > _TURN_GAP:
-            yield from _turn_run(run)
-            run = []
-        run.append(m)
-    yield from _turn_run(run)
+    # Turns are looked for near each lock word, so a long listing is not read whole.
+    windows: list[list[int]] = []
+    for lock in locks:
+        start, end = max(0, lock.start() - _DIAL_REACH), lock.end() + _DIAL_REACH
+        if windows and start <= windows[-1][1]:
+            windows[-1][1] = end
+        else:
+            windows.append([start, end])
+    turn = re.compile(_TURN, re.IGNORECASE)
+    for start, end in windows:
+        run: list[re.Match[str]] = []
+        for m in turn.finditer(text, start, min(end, len(text))):
+            if run and m.start() - run[-1].end() > _TURN_GAP:
+                yield from _turn_run(run)
+                run = []
+            run.append(m)
+        yield from _turn_run(run)
 
 
 def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
@@ -2085,17 +2097,14 @@ def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
 
 # An app password as Google and others print it: four groups of four lower-case letters
 # ("qzvf lmtk rpwa hxne"), beside a password noun; not words (at most one group is one).
-_LETTER_GROUPS = re.compile(r"(?<![A-Za-z])[a-z]{4}(?:[ -][a-z]{4}){3}(?![A-Za-z])")
+_LETTER_GROUPS = re.compile(r"\b[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}\b")
 
 
 def _letter_groups(text: str) -> Iterator[Finding]:
     """App passwords in four groups of four letters, in a text with a password noun."""
-    if sum(ch.islower() for ch in text) < 16:
+    if not _noun_matches(text):  # read once per text, by the labelled values first
         return
-    groups = list(_LETTER_GROUPS.finditer(text))
-    if not groups or next(_sensitive_nouns(text), None) is None:
-        return
-    for m in groups:
+    for m in _LETTER_GROUPS.finditer(text):
         if sum(_is_known_word(g) for g in re.split(r"[ -]", m.group())) <= 1:
             yield Finding("app password", *m.span())
 
