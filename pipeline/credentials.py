@@ -855,14 +855,14 @@ def _phrase_after(text: str, start: int, end: int) -> Iterator[Finding]:
     # A phrase copied with a slip ("tulip" for "tube") is still a phrase: a run of lower-case
     # words after the noun, three in four of them list words.
     listed = _bip39_words()
-    for run in _LOWER_RUN.finditer(text, start, end):
+    for run in re.compile(_LOWER_RUN).finditer(text, start, end):
         run_words = run.group().replace(",", " ").split()
         known = sum(word in listed for word in run_words)
         if known >= MIN_NAMED_PHRASE_WORDS and known >= LISTED_SHARE * len(run_words):
             yield Finding("recovery phrase", run.start(), run.end())
 
 
-_LOWER_RUN = re.compile(r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])")
+_LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
 LISTED_SHARE = 0.75
 
 
@@ -1268,7 +1268,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         for i, m in enumerate(after):
             linked = i == 0 or _COPULA.match(text[end : m.start()]) is not None
             if has_cjk(noun):
-                linked = _CJK_LINK.match(text, end, m.start()) is not None
+                linked = re.compile(_CJK_LINK).match(text, end, m.start()) is not None
             spaced = _spaced_digits(text, after, i)
             # Single digits one space apart are a code read out wherever they stand in
             # the clause ("the lockbox opens with 6 1 8 3").
@@ -1763,7 +1763,7 @@ def _is_known_word(value: str) -> bool:
 # After a Chinese noun a value is linked to it across a copula or a colon, or with nothing
 # between ("密码是 sunflower", "密码设成了 sunflower", "密码: sunflower"); "密码全部用 Bitwarden
 # 管理" names a tool.
-_CJK_LINK = re.compile(r"\s*的?(?:[\u4e00-\u9fff]{0,3}(?:是|为|為|成|作)了?|[:：=])?\s*$")
+_CJK_LINK = r"\s*的?(?:[\u4e00-\u9fff]{0,3}(?:是|为|為|成|作)了?|[:：=])?\s*$"  # compiled when used
 
 
 def _noun_kind(noun: str) -> str:
@@ -2017,7 +2017,7 @@ _ASSIGNMENT = (
     r"(?<![\w.\-])([A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+|(?<=[a-z0-9])[A-Z][a-z0-9]*)+)"
     r"\s*(?::=|=>|=|:)\s*([\"']?)([^\s\"',;]{4,})\2"
 )  # compiled on first use
-_KEY_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_KEY_PART = r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])"
 _SECRET_KEY_ENDS = frozenset(
     "password passwd pwd pass passphrase passcode secret token psk pin apikey credential"
     " credentials".split()
@@ -2028,7 +2028,7 @@ _KEY_QUALIFIERS = frozenset(
     " client webhook".split()
 )
 _ASSIGNMENT_STEMS = ("pass", "pwd", "secret", "token", "psk", "key", "pin", "credential")
-_PLACEHOLDER = re.compile(r"[$<{%\[*]|x{3,}$|(?:none|null|true|false|required|optional)$", re.I)
+_PLACEHOLDER = r"(?i:[$<{%\[*]|x{3,}$|(?:none|null|true|false|required|optional)$)"
 
 
 def _assigned_values(text: str) -> Iterator[Finding]:
@@ -2039,13 +2039,13 @@ def _assigned_values(text: str) -> Iterator[Finding]:
     if not any(stem in lowered for stem in _ASSIGNMENT_STEMS):
         return
     for m in re.finditer(_ASSIGNMENT, text):
-        parts = [part.lower() for part in _KEY_PART.findall(m.group(1))]
+        parts = [part.lower() for part in re.findall(_KEY_PART, m.group(1))]
         if len(parts) < 2:
             continue
         last, before = parts[-1], parts[-2]
         if last in _SECRET_KEY_ENDS or (last == "key" and before in _KEY_QUALIFIERS):
             value = m.group(3).rstrip(".")
-            if len(value) >= 4 and not _PLACEHOLDER.match(value):
+            if len(value) >= 4 and not re.match(_PLACEHOLDER, value):
                 yield Finding(f"value of {m.group(1)!r}", m.start(3), m.start(3) + len(value))
 
 
@@ -2060,7 +2060,7 @@ _TURN = (
     r"|miles?|metres?|meters?|blocks?|th|st|nd|rd|min|minutes?|times?|turns?|rotations?"
     r"|revolutions?|full)\b)(?!\s*(?:米|公里|分钟|号|路|街|圈|次))"
 )  # compiled on first use, with the flag below
-_LOCK_WORDS = re.compile(r"safe|lock|combination|dial|vault|保险柜|保险箱|锁|密码柜")  # on lower case
+_LOCK_WORDS = r"safe|lock|combination|dial|vault|保险柜|保险箱|锁|密码柜"  # on lower case
 _TURN_GAP = 16  # characters between one turn's number and the next turn
 _DIAL_REACH = 160  # characters either side of a lock word in which its turns are read
 MIN_TURNS = 3
@@ -2068,7 +2068,7 @@ MIN_TURNS = 3
 
 def _dial_turns(text: str) -> Iterator[Finding]:
     """A combination told as turns of a dial, three or more, near a word for a lock."""
-    locks = list(_LOCK_WORDS.finditer(text.lower()))
+    locks = list(re.finditer(_LOCK_WORDS, text.lower()))
     if not locks:
         return
     # Turns are looked for near each lock word, so a long listing is not read whole.
@@ -2097,14 +2097,14 @@ def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
 
 # An app password as Google and others print it: four groups of four lower-case letters
 # ("qzvf lmtk rpwa hxne"), beside a password noun; not words (at most one group is one).
-_LETTER_GROUPS = re.compile(r"\b[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}\b")
+_LETTER_GROUPS = r"\b[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}\b"  # compiled on first use
 
 
 def _letter_groups(text: str) -> Iterator[Finding]:
     """App passwords in four groups of four letters, in a text with a password noun."""
     if not _noun_matches(text):  # read once per text, by the labelled values first
         return
-    for m in _LETTER_GROUPS.finditer(text):
+    for m in re.finditer(_LETTER_GROUPS, text):
         if sum(_is_known_word(g) for g in re.split(r"[ -]", m.group())) <= 1:
             yield Finding("app password", *m.span())
 
