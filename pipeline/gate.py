@@ -638,15 +638,18 @@ def gate(
             hidden += screen.hidden
         explicit = explicit_turn and c.explicit
         confident = c.confidence >= policy.min_confidence or explicit
-        if screen is not None and screen.lexical and not confident:
-            # The model's own doubt is the plainest reason; the word rule is told beside it.
-            decide(
-                "rejected",
-                "low_confidence",
-                f"confidence {c.confidence:.2f} < {policy.min_confidence:.2f}; "
-                f"also {screen.reason}: {screen.detail}",
-            )
-            continue
+        if screen is not None and screen.lexical:
+            # A value in the reason outranks a word rule; the model's own doubt is the
+            # plainest reason after it, and the word rule is told beside it.
+            screen = _secret_in_reason(c.reason) or screen
+            if screen.lexical and not confident:
+                decide(
+                    "rejected",
+                    "low_confidence",
+                    f"confidence {c.confidence:.2f} < {policy.min_confidence:.2f}; "
+                    f"also {screen.reason}: {screen.detail}",
+                )
+                continue
         kept_over = overruled(screen, c.content, judge) if screen and confident else None
         screen = (None if kept_over else screen) or _secret_in_reason(c.reason)
         if screen:

@@ -283,6 +283,7 @@ def test_a_sure_judge_sets_a_word_rules_refusal_aside(overrule: float, verdict: 
         ("User's garage door code is 4471 right now", "", 0.9, "secret"),
         ("At present the user's job is on an ambulance crew", "", 0.4, "low_confidence"),
         ("At present the user's job is on an ambulance crew", "PIN: 8812", 0.9, "secret"),
+        ("At present the user's job is on an ambulance crew", "PIN: 8812", 0.4, "secret"),
     ],
 )
 def test_a_value_a_low_confidence_or_a_secret_reason_is_never_set_aside(
