@@ -239,6 +239,11 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
 )
 
 
+# A Latin word's edge: a Chinese, Japanese or Korean character next to a noun is one
+# ("家长控制PIN是 7316").
+_LATIN_WORD = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
+
+
 def _noun_pattern(*, cjk: bool) -> re.Pattern[str]:
     """Every noun as one alternation, grouped by its first letter, to run on lower case:
     each branch then opens with a literal, which lets the engine skip every position whose
@@ -246,7 +251,10 @@ def _noun_pattern(*, cjk: bool) -> re.Pattern[str]:
     groups: dict[str, list[str]] = {}
     for noun in SENSITIVE_NOUNS:
         groups.setdefault(noun[0], []).append(noun[1:])
-    english = [rf"{first}(?<=\b{first})(?:{'|'.join(rests)})\b" for first, rests in groups.items()]
+    english = [
+        rf"{first}(?<!{_LATIN_WORD}{first})(?:{'|'.join(rests)})(?!{_LATIN_WORD})"
+        for first, rests in groups.items()
+    ]
     chinese = [n.lower() for n in SENSITIVE_NOUNS_CJK] if cjk else []
     return re.compile("|".join([*english, *chinese]))
 
@@ -268,7 +276,9 @@ def _sensitive_noun_latin() -> re.Pattern[str]:
 def _sensitive_noun_any_case() -> re.Pattern[str]:
     """The same nouns on text as written, for the rare text that lower case would change."""
     return re.compile(
-        rf"\b(?:{'|'.join(SENSITIVE_NOUNS)})\b|{'|'.join(SENSITIVE_NOUNS_CJK)}", re.IGNORECASE
+        rf"(?<!{_LATIN_WORD})(?:{'|'.join(SENSITIVE_NOUNS)})(?!{_LATIN_WORD})"
+        rf"|{'|'.join(SENSITIVE_NOUNS_CJK)}",
+        re.IGNORECASE,
     )
 
 
@@ -320,6 +330,16 @@ _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r"
 _COPULA = re.compile(
     r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE
 )
+# A number in groups said at the end of its noun's clause ("the locker code for the parcel
+# at the Tesco Extra is 482 916").
+_ENDS_IN_COPULA = re.compile(r"\b(?:is|was|are|were)\s+$|[=:：]\s*$", re.IGNORECASE)
+_CLAUSE_ENDS = re.compile(r"\s*(?:[.,;!?)\]。，；！？]|$)")
+
+
+def _said_last(text: str, start: int, end: int) -> bool:
+    return bool(_ENDS_IN_COPULA.search(text, 0, start) and _CLAUSE_ENDS.match(text, end))
+
+
 NEAR_NOUN_AFTER = 14  # tokens after a sensitive noun in which its value is looked for
 NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network password")
 
@@ -1272,7 +1292,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             spaced = _spaced_digits(text, after, i)
             # Single digits one space apart are a code read out wherever they stand in
             # the clause ("the lockbox opens with 6 1 8 3").
-            if spaced and (linked or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
+            said = spaced and (linked or _said_last(text, *spaced))
+            if spaced and (said or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
                 yield Finding(_noun_kind(noun), *spaced)
                 continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
@@ -2121,11 +2142,11 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
     r"reset)\b)"
     r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"
-    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answer(?:ed|s)? (?:with|as))\b"
+    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answer(?:ed|s)(?: with| as)?)\b"
     r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题"
 )
 # A noun that ends in its own link ("… set the answer to"): the value follows at once.
-_LINKED_ANSWER = (" to", " as", " with")
+_LINKED_ANSWER = (" to", " as", " with", " answers", " answered")
 _ANSWER_TAIL_WORDS = 3  # "… set the answer to Biscuit the iguana": a name of a few words
 _SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "答案", "密保")
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"

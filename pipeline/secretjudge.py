@@ -50,6 +50,10 @@ _HAN_DIGITS = re.compile(
 MAX_LABEL_DIGITS = 4
 _LABEL = re.compile(r"(?:\bnumber|\bno\.?|\bnr\.?|#|№|第)\s?$", re.IGNORECASE)
 _CLOCK = re.compile(r"\d{1,2}[.:]\d\d")
+_MODEL_BEFORE = re.compile(
+    r"(?:\bmodel(?: number| no\.?)?|\bpart (?:number|no\.?)|型号)\s*[:：#]?\s*$", re.I
+)
+_TOKEN_HEAD = re.compile(r"[^\s:：]*$")
 # An amount or a measure: the unit after the number says what it counts.
 _UNIT_AFTER = re.compile(
     r"\s?(?:年|月|日|号|楼|层|室|栋|路|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|人|"
@@ -92,6 +96,8 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         spans.append((m.start(), m.end()))
     for pattern in (_MIXED, _SPELLED, _HAN_DIGITS):
         spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
+    # A model's name is printed on the box ("the disc model CFI-1216A", "型号 RX-550").
+    spans = [(a, b) for a, b in spans if not _model_name(text, a)]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start < merged[-1][1]:
@@ -99,6 +105,11 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def _model_name(text: str, start: int) -> bool:
+    head = _TOKEN_HEAD.search(text, 0, start)
+    return _MODEL_BEFORE.search(text, 0, head.start() if head else start) is not None
 
 
 @dataclass(frozen=True)

@@ -105,8 +105,11 @@ _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\
 
 # --- Short values next to a sensitive noun -------------------------------------------------
 
+# A Latin word's edge: a Chinese, Japanese or Korean character next to a noun is one
+# ("家长控制PIN是 7316").
+_LATIN_WORD = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 _SENSITIVE_NOUN = re.compile(
-    r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pwords?|pswds?|"
+    rf"(?<!{_LATIN_WORD})(?:pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pwords?|pswds?|"
     r"psw|pins?|wpa2? ?(?:keys?|passphrases?)|psk|network keys?|"
     r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
@@ -125,7 +128,7 @@ _SENSITIVE_NOUN = re.compile(
     r"private keys?|ssh keys?|user ?name and password|unlock(?:s|ed|ing)?|"
     r"(?:sign|log)(?:s|ged|ging)? ?(?:in|on)(?:to)?|social|codes?|vault|(?:front |back )?door|"
     r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock|lock ?box(?:es)?|"
-    r"key ?safe|key ?box(?:es)?)\b"
+    rf"key ?safe|key ?box(?:es)?)(?!{_LATIN_WORD})"
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
@@ -156,6 +159,16 @@ _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r"
 _COPULA = re.compile(
     r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE
 )
+# A number in groups said at the end of its noun's clause ("the locker code for the parcel
+# at the Tesco Extra is 482 916").
+_ENDS_IN_COPULA = re.compile(r"\b(?:is|was|are|were)\s+$|[=:：]\s*$", re.IGNORECASE)
+_CLAUSE_ENDS = re.compile(r"\s*(?:[.,;!?)\]。，；！？]|$)")
+
+
+def _said_last(text: str, start: int, end: int) -> bool:
+    return bool(_ENDS_IN_COPULA.search(text, 0, start) and _CLAUSE_ENDS.match(text, end))
+
+
 NEAR_NOUN_AFTER = 14  # tokens after a sensitive noun in which its value is looked for
 NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network password")
 
@@ -328,7 +341,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             spaced = _spaced_digits(text, after, i)
             # Single digits one space apart are a code read out wherever they stand in
             # the clause ("the lockbox opens with 6 1 8 3").
-            if spaced and (linked or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
+            said = spaced and (linked or _said_last(text, *spaced))
+            if spaced and (said or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
                 yield Finding(_noun_kind(noun.group()), *spaced)
                 continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)

@@ -817,6 +817,14 @@ PROBED_SECRETS = [
     ),
     ("用户给 Thunderbird 收 Gmail 用的应用专用密码是 qzvf lmtk rpwa hxne。", "qzvf lmtk rpwa hxne"),
     ("The office VPN pre-shared key IT sent the user is Vx92!tangerine!Qa.", "Vx92!tangerine!Qa"),
+    # A Latin noun inside Chinese, a number in groups at the end of its noun's clause, an
+    # answer given to a security question.
+    ("用户给Switch设的家长控制PIN是 7316，不让儿子晚上九点后玩。", "7316"),
+    ("The locker code for the parcel at the Tesco Extra on Hartcliffe Way is 482 916.", "482 916"),
+    (
+        "When the loan portal asks her security question, User answers 'Mrs Pennywhistle'.",
+        "Mrs Pennywhistle",
+    ),
 ]
 
 
@@ -910,6 +918,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's recovery phrase is written on a card and kept in the safe at home with the deeds",
         "User's password hint: life goes very fast, make time",
         "User deploys to a VPS with an ed25519 SSH key and has password login disabled.",
+        "User's locker is number 12 and the gym is 200 300 m away.",
+        "User dislikes security questions and answers them with made-up strings.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:

@@ -67,8 +67,12 @@ def test_value_spans_leave_out_times_amounts_labels_and_phone_numbers() -> None:
         "用户每月房租1200元。",
         "Office: +49 30 2218 4471",
         "User has 2 kids.",
+        "User's PS5 is the disc model CFI-1216A.",
+        "用户的显卡型号 RX-550。",
     ):
         assert value_spans(text) == [], text
+    # A model's name exempts only itself.
+    assert _values("Door model 4471, code 9034") == ["9034"]
 
 
 def test_the_model_speaks_only_about_a_text_with_a_value() -> None:
