@@ -167,8 +167,11 @@ def _first_match(text: str, screen: list[tuple[re.Pattern[str], str]]) -> tuple[
     folded = fold(text)
     for pattern, label in screen:
         for match in pattern.finditer(folded):
+            # Positions in the folded text are the text's when folding kept its length
+            # ("— a grey rescue": a dash is no reason to read "Maybe" as a hedge).
+            aligned = text.isascii() or len(folded) == len(text)
             if _quoted(folded, match.start(), match.end()) or (
-                text.isascii() and _is_name(text, match.start(), match.end())
+                aligned and _is_name(text, match.start(), match.end())
             ):
                 continue  # "a cat named Maybe", "the band 'Perhaps'", "《Probably Science》"
             return match.group(), label
@@ -362,9 +365,9 @@ _HANDED_OVER = (
 def as_judged(text: str) -> str:
     """`text` as the judge reads it: a hedge word the rules know to be a name ("a cat named
     Maybe", "Maybe is her cat") becomes a plain name, since the model reads the word alone."""
-    if not text.isascii():
-        return text
     lowered = text.lower()
+    if len(lowered) != len(text):
+        return text  # positions would not line up
     names = sorted(
         (m.start(), m.end())
         for pattern, _ in _SPECULATIVE

@@ -16,7 +16,7 @@ from pipeline.charjudge import NEVER, CharModel
 from pipeline.credentials import find_secrets, redact
 from pipeline.directives import find_injection
 from pipeline.embeddings import Embedder, semantic_available
-from pipeline.gate import as_judged, gate
+from pipeline.gate import as_judged, gate, screen_rules
 from pipeline.judge import LABELS, Classifier, Examples, Judge
 from pipeline.models import CandidateIn, Policy
 from tests.strategies import memory
@@ -336,12 +336,25 @@ def test_each_class_has_its_own_threshold(threshold: float, verdict: str) -> Non
         ("User listens to the band 'Perhaps'.", "User listens to the band 'Max'."),
         ("User might move to Oslo.", "User might move to Oslo."),
         ("User is maybe a teacher.", "User is maybe a teacher."),
+        ("User's cat is called Maybe — a rescue.", "User's cat is called Max — a rescue."),
     ],
 )
 def test_the_judge_reads_a_hedge_word_that_is_a_name_as_a_name(text: str, judged: str) -> None:
     """The rules know "Maybe" in "a cat named Maybe" is a name; the judge is shown a plain
     name there, and a real hedge as it is."""
     assert as_judged(text) == judged
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("User's cat is called Maybe — a grey rescue from the Leipzig shelter.", False),
+        ("Café regular Maybe is the user's neighbour.", False),
+        ("User may be moving to Zürich — not decided.", True),
+    ],
+)
+def test_a_hedge_word_as_a_name_passes_in_text_that_is_not_ascii(text: str, refused: bool) -> None:
+    assert (screen_rules(text, POLICY) is not None) == refused
 
 
 @pytest.mark.parametrize(
