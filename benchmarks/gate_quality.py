@@ -21,7 +21,11 @@ admin panels, beside 110 facts and rules that share their words, and 30 planted 
 `heldout23` (240, 38% Chinese, the same classes, leaked over event budgets, student
 loans, consoles, shared family clouds, brokerages, club books and holiday rentals) and
 `heldout24` (300, 32% Chinese, every class, as assistants built into email, shopping,
-travel, banking, smart-home, car and browser tools propose memories) were written by
+travel, banking, smart-home, car and browser tools propose memories), `heldout25` (240,
+39% Chinese, the same classes as heldout17, leaked over clinics, university portals, EV
+chargers, donation platforms, insurance claims and marketplace accounts) and `heldout26`
+(300, 33% Chinese, every class, from assistants for people in very different lives) were
+written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -139,7 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
