@@ -519,7 +519,7 @@ _OUTBOUND = (
     (
         re.compile(
             r"\b(?:wire|transfer|send|deposit|pay|remit)\w*\b.{0,40}\b(?:funds|money|payment|"
-            r"bitcoin|btc|crypto|account|wallet)\b|转账|汇款|打款|汇到",
+            r"bitcoin|btc|crypto|account|wallet)\b|(?:转账|汇款|打款|转钱)(?:到|给|至)|汇到|转到.{0,6}账",
             re.IGNORECASE,
         ),
         "a payment instruction",
@@ -653,7 +653,8 @@ _NAMING_BEFORE = re.compile(
 )
 _NAMING_AFTER = re.compile(
     r"^\s*[\"'`”’)]?\s*(?:(?:chat |prompt )?(?:templates?|tags?|tokens?|markers?|formats?|"
-    r"syntax|blocks?|delimiters?|wrappers?)\b|(?:and|or|vs\.?|versus)\s|[,/、，和与或])",
+    r"syntax|blocks?|delimiters?|wrappers?)\b|(?:and|or|vs\.?|versus)\s|[,/、，和与或]"
+    r"|这类|这种|之类|等|标记|模板|格式|标签)",
     re.IGNORECASE,
 )
 

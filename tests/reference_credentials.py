@@ -346,7 +346,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 yield Finding(_noun_kind(noun.group()), *spaced)
                 continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
-            if weak and span and _has_letters(span[2]):
+            if weak and span and _has_letters(span[2]) and not _long_code(span[2]):
                 continue
             if weak and not linked and i and _names_a_model(after[i - 1].group()):
                 continue  # "router is a Fritz!Box 7590": a model's number, not a code
@@ -414,6 +414,14 @@ _PLACE_WORDS = frozenset(
     "number spot space bay level floor unit flat apartment apt room suite row aisle section"
     " lot stall pitch plot platform".split()
 )
+
+
+def _long_code(value: str) -> bool:
+    """A code of ten characters or more, capitals and digits mixed ("X7QK9M3PLR2VWT8N"): a
+    gift card's or a recovery code, beside any noun for a code; "E18" is an error's."""
+    digits = sum(ch.isdigit() for ch in value)
+    capitals = sum(ch.isupper() for ch in value)
+    return len(value) >= 10 and value.isalnum() and digits >= 3 and capitals >= 3
 
 
 def _has_letters(value: str) -> bool:

@@ -825,6 +825,12 @@ PROBED_SECRETS = [
         "When the loan portal asks her security question, User answers 'Mrs Pennywhistle'.",
         "Mrs Pennywhistle",
     ),
+    # A long code beside a noun for a code; an answer a comma closes.
+    ("User has an unused Apple gift card, code X7QK9M3PLR2VWT8N, to spend.", "X7QK9M3PLR2VWT8N"),
+    (
+        "User's bank security answer for 'first pet' is Biscuit-the-ferret, which they use.",
+        "Biscuit-the-ferret",
+    ),
 ]
 
 
@@ -920,6 +926,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User deploys to a VPS with an ed25519 SSH key and has password login disabled.",
         "User's locker is number 12 and the gym is 200 300 m away.",
         "User dislikes security questions and answers them with made-up strings.",
+        "The washing machine shows error code E18 after the spin cycle.",
+        "User's memorable word is lowercase, oddly.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
