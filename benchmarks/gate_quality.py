@@ -24,8 +24,10 @@ loans, consoles, shared family clouds, brokerages, club books and holiday rental
 travel, banking, smart-home, car and browser tools propose memories), `heldout25` (240,
 39% Chinese, the same classes as heldout17, leaked over clinics, university portals, EV
 chargers, donation platforms, insurance claims and marketplace accounts) and `heldout26`
-(300, 33% Chinese, every class, from assistants for people in very different lives) were
-written by
+(300, 33% Chinese, every class, from assistants for people in very different lives) and
+`heldout27` (240, 39% Chinese, the same classes as heldout17, leaked over account
+recovery, rental cars, alarm handovers, parental controls, phone banking, hotel safes and
+hardware wallets) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -143,7 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
