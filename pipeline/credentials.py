@@ -239,11 +239,6 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
 )
 
 
-# A Latin word's edge: a Chinese, Japanese or Korean character next to a noun is one
-# ("家长控制PIN是 7316").
-_LATIN_WORD = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
-
-
 def _noun_pattern(*, cjk: bool) -> re.Pattern[str]:
     """Every noun as one alternation, grouped by its first letter, to run on lower case:
     each branch then opens with a literal, which lets the engine skip every position whose
@@ -251,10 +246,7 @@ def _noun_pattern(*, cjk: bool) -> re.Pattern[str]:
     groups: dict[str, list[str]] = {}
     for noun in SENSITIVE_NOUNS:
         groups.setdefault(noun[0], []).append(noun[1:])
-    english = [
-        rf"{first}(?<!{_LATIN_WORD}{first})(?:{'|'.join(rests)})(?!{_LATIN_WORD})"
-        for first, rests in groups.items()
-    ]
+    english = [rf"{first}(?<=\b{first})(?:{'|'.join(rests)})\b" for first, rests in groups.items()]
     chinese = [n.lower() for n in SENSITIVE_NOUNS_CJK] if cjk else []
     return re.compile("|".join([*english, *chinese]))
 
@@ -276,9 +268,7 @@ def _sensitive_noun_latin() -> re.Pattern[str]:
 def _sensitive_noun_any_case() -> re.Pattern[str]:
     """The same nouns on text as written, for the rare text that lower case would change."""
     return re.compile(
-        rf"(?<!{_LATIN_WORD})(?:{'|'.join(SENSITIVE_NOUNS)})(?!{_LATIN_WORD})"
-        rf"|{'|'.join(SENSITIVE_NOUNS_CJK)}",
-        re.IGNORECASE,
+        rf"\b(?:{'|'.join(SENSITIVE_NOUNS)})\b|{'|'.join(SENSITIVE_NOUNS_CJK)}", re.IGNORECASE
     )
 
 
@@ -299,10 +289,29 @@ def _sensitive_nouns(text: str) -> Iterator[re.Match[str]]:
 def _noun_matches(text: str) -> tuple[re.Match[str], ...]:
     lowered = text.lower()
     if len(lowered) != len(text) or not _CASE_FOLDS_APART.isdisjoint(text):
-        return tuple(_sensitive_noun_any_case().finditer(text))
+        found = list(_sensitive_noun_any_case().finditer(text))
+        return _beside_cjk(found, text, _sensitive_noun_any_case()) if has_cjk(text) else (*found,)
     if not has_cjk(text):
         return tuple(_sensitive_noun_latin().finditer(lowered))
-    return tuple(_sensitive_noun_lower().finditer(lowered))
+    found = list(_sensitive_noun_lower().finditer(lowered))
+    return _beside_cjk(found, lowered, _sensitive_noun_latin())
+
+
+# A Chinese, Japanese or Korean character is a word of its own, so a Latin noun right next
+# to one is a word too ("家长控制PIN是 7316"); `\b` sees none there, since both are word
+# characters. Such text is read once more with those characters as spaces (a boundary
+# that costs a second scan of text with CJK in it, not a slower pattern for all text).
+_CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"  # compiled on first use
+
+
+def _beside_cjk(
+    found: list[re.Match[str]], text: str, latin: re.Pattern[str]
+) -> tuple[re.Match[str], ...]:
+    spaced = re.sub(_CJK_CHAR, " ", text)
+    for m in latin.finditer(spaced):
+        if not any(m.start() < f.end() and f.start() < m.end() for f in found):
+            found.append(m)
+    return tuple(sorted(found, key=lambda m: m.start()))
 
 
 # One clause: sensitive nouns and their values are looked for within it.

@@ -105,11 +105,8 @@ _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\
 
 # --- Short values next to a sensitive noun -------------------------------------------------
 
-# A Latin word's edge: a Chinese, Japanese or Korean character next to a noun is one
-# ("家长控制PIN是 7316").
-_LATIN_WORD = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 _SENSITIVE_NOUN = re.compile(
-    rf"(?<!{_LATIN_WORD})(?:pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pwords?|pswds?|"
+    r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pwords?|pswds?|"
     r"psw|pins?|wpa2? ?(?:keys?|passphrases?)|psk|network keys?|"
     r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
@@ -128,7 +125,7 @@ _SENSITIVE_NOUN = re.compile(
     r"private keys?|ssh keys?|user ?name and password|unlock(?:s|ed|ing)?|"
     r"(?:sign|log)(?:s|ged|ging)? ?(?:in|on)(?:to)?|social|codes?|vault|(?:front |back )?door|"
     r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock|lock ?box(?:es)?|"
-    rf"key ?safe|key ?box(?:es)?)(?!{_LATIN_WORD})"
+    r"key ?safe|key ?box(?:es)?)\b"
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
@@ -323,9 +320,23 @@ def _recovery_phrases(text: str) -> Iterator[Finding]:
         run = []
 
 
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _nouns(text: str) -> list[re.Match[str]]:
+    """The sensitive nouns; a Latin noun right next to a CJK character is one too."""
+    found = list(_SENSITIVE_NOUN.finditer(text))
+    if has_cjk(text):
+        for m in _SENSITIVE_NOUN.finditer(_CJK_CHAR.sub(" ", text)):
+            if not any(m.start() < f.end() and f.start() < m.end() for f in found):
+                found.append(m)
+        found.sort(key=lambda m: m.start())
+    return found
+
+
 def _labelled_values(text: str) -> Iterator[Finding]:
     """Short values in the same clause as a sensitive noun, before or after it."""
-    for noun in _SENSITIVE_NOUN.finditer(text):
+    for noun in _nouns(text):
         word = noun.group().lower()
         weak = word in _WEAK_NOUNS
         if word.startswith("code") and _word_before(text, noun.start()) in _PUBLIC_CODES:
