@@ -289,8 +289,9 @@ def _sensitive_nouns(text: str) -> Iterator[re.Match[str]]:
 def _noun_matches(text: str) -> tuple[re.Match[str], ...]:
     lowered = text.lower()
     if len(lowered) != len(text) or not _CASE_FOLDS_APART.isdisjoint(text):
-        found = list(_sensitive_noun_any_case().finditer(text))
-        return _beside_cjk(found, text, _sensitive_noun_any_case()) if has_cjk(text) else (*found,)
+        any_case = _sensitive_noun_any_case()
+        found = list(any_case.finditer(text))
+        return _beside_cjk(found, text, any_case) if has_cjk(text) else tuple(found)
     if not has_cjk(text):
         return tuple(_sensitive_noun_latin().finditer(lowered))
     found = list(_sensitive_noun_lower().finditer(lowered))
@@ -1294,15 +1295,18 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         after = list(_VALUE_TOKEN.finditer(text, end, clause_end))[:NEAR_NOUN_AFTER]
         before = list(_VALUE_TOKEN.finditer(text, clause_start, start))
         before = before[-NEAR_NOUN_BEFORE:]
+        cjk_link = re.compile(_CJK_LINK) if has_cjk(noun) else None
         for i, m in enumerate(after):
-            linked = i == 0 or _COPULA.match(text[end : m.start()]) is not None
-            if has_cjk(noun):
-                linked = re.compile(_CJK_LINK).match(text, end, m.start()) is not None
+            if cjk_link is not None:
+                linked = cjk_link.match(text, end, m.start()) is not None
+            else:
+                linked = i == 0 or _COPULA.match(text[end : m.start()]) is not None
             spaced = _spaced_digits(text, after, i)
             # Single digits one space apart are a code read out wherever they stand in
             # the clause ("the lockbox opens with 6 1 8 3").
-            said = spaced and (linked or _said_last(text, *spaced))
-            if spaced and (said or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
+            if spaced and (
+                linked or _said_last(text, *spaced) or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)
+            ):
                 yield Finding(_noun_kind(noun), *spaced)
                 continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)

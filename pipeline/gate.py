@@ -165,11 +165,11 @@ class _Screen:
 
 def _first_match(text: str, screen: list[tuple[re.Pattern[str], str]]) -> tuple[str, str] | None:
     folded = fold(text)
+    # Positions in the folded text are the text's when folding kept its length ("— a grey
+    # rescue": a dash is no reason to read "Maybe" as a hedge).
+    aligned = len(folded) == len(text)
     for pattern, label in screen:
         for match in pattern.finditer(folded):
-            # Positions in the folded text are the text's when folding kept its length
-            # ("— a grey rescue": a dash is no reason to read "Maybe" as a hedge).
-            aligned = text.isascii() or len(folded) == len(text)
             if _quoted(folded, match.start(), match.end()) or (
                 aligned and _is_name(text, match.start(), match.end())
             ):

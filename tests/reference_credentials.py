@@ -352,8 +352,9 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             spaced = _spaced_digits(text, after, i)
             # Single digits one space apart are a code read out wherever they stand in
             # the clause ("the lockbox opens with 6 1 8 3").
-            said = spaced and (linked or _said_last(text, *spaced))
-            if spaced and (said or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)):
+            if spaced and (
+                linked or _said_last(text, *spaced) or _DIGIT_BY_DIGIT.fullmatch(text, *spaced)
+            ):
                 yield Finding(_noun_kind(noun.group()), *spaced)
                 continue
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
