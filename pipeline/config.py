@@ -239,11 +239,14 @@ def read_env_file(path: Path, *, named_as: str | None) -> dict[str, str]:
 _SIMPLE_LINE = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*([^\s'\"#\\$`]*)")
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def _simple_env(text: str) -> dict[str, str] | None:
     """The values of a .env file made only of blank, comment and plain `KEY=value` lines;
     None when any line needs python-dotenv's full grammar."""
     values: dict[str, str] = {}
-    for line in text.split("\n"):
+    for line in _LINE_BREAK.split(text):  # a lone "\r" ends a line for python-dotenv too
         stripped = line.strip(" \t")
         if not stripped or stripped.startswith("#"):
             continue

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from .text import has_cjk
+from .text import has_cjk, simplified
 
 REDACTED = "[REDACTED]"
 
@@ -177,6 +177,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "cvv",
     "cvc",
     "cvv2",
+    "security numbers?",
     "tax (?:id|number)",
     "puk(?: ?codes?)?",
     "combos?",
@@ -416,8 +417,9 @@ CACHED_CHARS = 500
 CACHED_TEXTS = 32_768
 
 
-# Fullwidth digits and Latin letters (U+FF10 to U+FF5A) read as their ASCII selves; each maps
-# to one character, so every span found in the mapped text is the same span of the text.
+# Fullwidth digits and Latin letters (U+FF10 to U+FF5A) read as their ASCII selves, and
+# Traditional Chinese as Simplified; each maps to one character, so every span found in the
+# mapped text is the same span of the text.
 _FULLWIDTH = {
     code: code - 0xFEE0
     for first, last in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
@@ -428,7 +430,7 @@ _FULLWIDTH = {
 @lru_cache(maxsize=CACHED_TEXTS)
 def _find_secrets(text: str) -> tuple[Finding, ...]:
     if not text.isascii():
-        text = text.translate(_FULLWIDTH)
+        text = simplified(text.translate(_FULLWIDTH))
     found: list[Finding] = []
     found += _provider_keys(text)
     found += _url_secrets(text)
@@ -963,7 +965,9 @@ def _bip39_list(language: str) -> dict[str, int]:
     import unicodedata
 
     words = _bip39_file(language).split()
-    return {unicodedata.normalize("NFC", w): i for i, w in enumerate(words)}
+    # The finder reads Chinese in Simplified characters; the Traditional list, read the
+    # same way, differs from the Simplified one in two words ("著", "矽"), which it keeps.
+    return {simplified(unicodedata.normalize("NFC", w)): i for i, w in enumerate(words)}
 
 
 def _bip39_file(language: str) -> str:
@@ -1622,6 +1626,19 @@ _CARD_WORD = r"\bcards?\b|卡"  # compiled on first use, by `re`'s own cache
 _CARD_CODE = re.compile(r"\d{3,4}")
 
 
+_CARD_GAP = 10  # "the CVV printed on the back of her Visa is 093": a few words name the card
+
+
+def _card_link(link: str) -> bool:
+    """What joins a card code's noun to its value: a copula, or a few words naming the card
+    and then one ("on the user's Visa is", "背面的是")."""
+    if _COPULA.match(link) or _COPULA_CJK.fullmatch(link.strip()):
+        return True
+    if any(ch.isdigit() for ch in link) or len(link.split()) > _CARD_GAP - 2:
+        return False
+    return _ENDS_IN_COPULA.search(link) is not None or link.rstrip().endswith(("是", "为", "為"))
+
+
 def _card_codes(text: str) -> Iterator[Finding]:
     """A card's security code: three or four digits linked to its noun ("CVV 413")."""
     lowered = text.lower()
@@ -1635,10 +1652,10 @@ def _card_codes(text: str) -> Iterator[Finding]:
             and re.search(_CARD_WORD, text[clause_start:clause_end], re.IGNORECASE)
         ):
             continue
-        for token in list(_VALUE_TOKEN.finditer(text, match.end(), clause_end))[:3]:
+        for token in list(_VALUE_TOKEN.finditer(text, match.end(), clause_end))[:_CARD_GAP]:
             link = text[match.end() : token.start()]
-            if _COPULA.match(link) is None and _COPULA_CJK.fullmatch(link.strip()) is None:
-                break
+            if not _card_link(link):
+                continue
             value = token.group().strip(_TRIM)
             if _CARD_CODE.fullmatch(value):
                 begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
@@ -2163,13 +2180,15 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
     r"reset)\b)"
     r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"
-    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answer(?:ed|s)(?: with| as)?)\b"
+    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answer(?:ed|s)(?: with| as)?"
+    r"|called|named)\b"
     r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题"
 )
-# A noun that ends in its own link ("… set the answer to"): the value follows at once.
-_LINKED_ANSWER = (" to", " as", " with", " answers", " answered")
+# A noun that ends in its own link ("… set the answer to", "… security question, the first
+# pet was called"): the value follows at once.
+_LINKED_ANSWER = (" to", " as", " with", " answers", " answered", " called", " named")
 _ANSWER_TAIL_WORDS = 3  # "… set the answer to Biscuit the iguana": a name of a few words
-_SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "答案", "密保")
+_SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "question", "答案", "密保")
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
 
 
@@ -2213,7 +2232,7 @@ def _security_answers(text: str) -> Iterator[Finding]:
             continue
         tail = text[token.end() : clause_end]
         # A comma closes the answer ("is Biscuit-the-ferret, which they use to log in").
-        closed = token.group().endswith(",") or tail.startswith(",")
+        closed = token.group().endswith(",") or tail.startswith((",", "，", "、"))
         tail = "" if closed else tail.strip(_TRIM + " ")
         if tail and (has_cjk(tail) or len(tail.split()) > _ANSWER_TAIL_WORDS):
             continue

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .asked import speaks_for_user
-from .text import count_cjk, has_cjk, is_cjk, terms
+from .text import count_cjk, has_cjk, is_cjk, simplified, terms
 
 # "User:" and "Human:" are role markers in capitals or after a sentence or a line; at the
 # head of a memory in any other case they label it ("User: freelance UX designer").
@@ -692,7 +692,11 @@ def find_injection(
 ) -> Injection | None:
     """Why `text` is a planted instruction, or None. `user_text` is what the user said this
     turn (None when a person wrote the memory themselves: `memory add`, import);
-    `similarity` is a sentence similarity (cosine of embeddings), when installed."""
+    `similarity` is a sentence similarity (cosine of embeddings), when installed. Chinese
+    is read in Simplified characters, and quoted in them."""
+    text = simplified(text)
+    if user_text is not None:
+        user_text = simplified(user_text)
     marker = find_template_marker(text)
     if marker and (is_assistant_rule(text, subject) or not _names_markers(text)):
         return Injection("contains a chat-template or role marker", marker)
@@ -783,8 +787,8 @@ def _own_share(text: str, user_text: str) -> float:
     """The share of a rule's own words (characters, for CJK) that the user said. A rule
     written mostly in CJK is compared by its CJK characters alone; any other rule by its
     words and the CJK characters it quotes."""
-    own = {ch for ch in text if is_cjk(ch)} - _GENERIC_CJK
-    said = {ch for ch in user_text if is_cjk(ch)}
+    own = {ch for ch in simplified(text) if is_cjk(ch)} - _GENERIC_CJK
+    said = {ch for ch in simplified(user_text) if is_cjk(ch)}
     if not _mostly_cjk(text):
         own |= set(terms(text)) - _GENERIC
         said |= set(terms(user_text))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
+from pathlib import Path
 
 # Words that carry no topic; negations are deliberately absent ("not allergic" must not
 # collapse into "allergic").
@@ -41,11 +42,36 @@ def count_cjk(text: str) -> int:
 
 
 def fold(text: str) -> str:
-    """Unicode-compatible, case-folded, accent-stripped text ("Crème" -> "creme")."""
+    """Unicode-compatible, case-folded, accent-stripped text, Chinese in its Simplified
+    characters ("Crème" -> "creme", "密碼" -> "密码")."""
     if text.isascii():
         return text.lower()  # the common case, and the same result, without the slow path
-    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    composed = unicodedata.normalize("NFKC", text).casefold()
+    decomposed = unicodedata.normalize("NFKD", simplified(composed))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+_TRADITIONAL = Path(__file__).parent / "hanzi" / "traditional.txt"
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+@cache
+def _simplified_table() -> dict[int, int]:
+    """Traditional Chinese character -> its Simplified form (OpenCC's table, one character
+    for one); read the first time a text holds Chinese."""
+    pairs = _TRADITIONAL.read_text("utf-8").split()
+    return {ord(pair[0]): ord(pair[1]) for pair in pairs}
+
+
+def simplified(text: str) -> str:
+    """`text` with each Traditional Chinese character in its Simplified form: one character
+    for one, so every span of the result is the same span of `text`. Users in Taiwan and
+    Hong Kong write "密碼", "門禁碼", "以後請用繁體回答"; the rules, the word lists and the
+    judges read Simplified. Japanese (any text with kana) is left as written: its kanji are
+    not Traditional Chinese ("暗証番号")."""
+    if not has_cjk(text) or _KANA.search(text) is not None:
+        return text
+    return text.translate(_simplified_table())
 
 
 def _split_cjk(word: str) -> list[str]:

@@ -116,7 +116,7 @@ _SENSITIVE_NOUN = re.compile(
     r"pre-?shared keys?|ssn|social security(?: number)?|"
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
     r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
-    r"cvv|cvc|cvv2|tax (?:id|number)|puk(?: ?codes?)?|combos?|"
+    r"cvv|cvc|cvv2|security numbers?|tax (?:id|number)|puk(?: ?codes?)?|combos?|"
     r"(?:nhs|pps|health|insurance|patient|medical|citizen|resident|personal|voter|social insurance|"
     r"national insurance|ni) ?(?:number|no|id)|"
     r"national id|id (?:number|card number)|driver'?s licen[cs]e(?: number)?|"

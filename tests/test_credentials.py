@@ -377,6 +377,20 @@ def test_chinese_phrases_without_separators_are_found(
     assert _found_whole(frame.format(value), value)
 
 
+def test_traditional_phrases_with_the_words_the_lists_do_not_share_are_found() -> None:
+    """The Traditional list, read in Simplified characters as the finder reads text, still
+    holds "著" and "矽", which the Simplified list writes "着" and "硅"."""
+    from mnemonic import Mnemonic
+
+    words = Mnemonic("chinese_traditional").wordlist
+    first, second = words.index("著"), words.index("矽")
+    phrase = Mnemonic("chinese_traditional").to_mnemonic(
+        (first << 117 | second << 106).to_bytes(16, "big")
+    )
+    for text in (f"用戶的助記詞是{phrase.replace(' ', '')}", f"錢包助記詞：{phrase}"):
+        assert any(f.kind == "recovery phrase" for f in find_secrets(text)), text
+
+
 @pytest.mark.parametrize("separator", ["、", "，", ",", "\u3000", "  "])
 def test_chinese_phrases_with_other_separators_are_found(separator: str) -> None:
     """Commas, enumeration commas and the ideographic space separate words as a space does."""
@@ -831,6 +845,21 @@ PROBED_SECRETS = [
         "User's bank security answer for 'first pet' is Biscuit-the-ferret, which they use.",
         "Biscuit-the-ferret",
     ),
+    # A card code a few words after its noun; a number named by "security number"; an
+    # answer said as what a thing "was named" in a security question's sentence; a Chinese
+    # answer a Chinese comma closes.
+    ("The CVV printed on the back of her Visa is 093.", "093"),
+    ("User keys in security number 771204 when the bank's phone line asks.", "771204"),
+    (
+        "On the bank's security question, the user's childhood street was named Larkspur Close.",
+        "Larkspur Close",
+    ),
+    ("密保问题答案：第一只宠物叫豆豆，小学是实验小学。", "第一只宠物叫豆豆"),
+    # Traditional Chinese reads as Simplified: "密碼" is "密码".
+    ("我的銀行卡密碼是 662190", "662190"),
+    ("門禁碼：4471，週末會換。", "4471"),
+    ("驗證碼是 882913", "882913"),
+    ("密保問題答案：第一隻寵物叫豆豆，小學是實驗小學。", "第一隻寵物叫豆豆"),
 ]
 
 
@@ -928,6 +957,13 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User dislikes security questions and answers them with made-up strings.",
         "The washing machine shows error code E18 after the spin cycle.",
         "User's memorable word is lowercase, oddly.",
+        "User's card CVV is printed on the back.",
+        "The CVV on the user's old card, which expired last year in March, is worn off.",
+        "User's security question is about a pet named after a river.",
+        "User hates security questions; their dog is named Rex.",
+        "User's phone banking security number is in the drawer.",
+        "用戶的密碼都用 1Password 管理。",
+        "用戶的門禁卡丟了，物業補辦要 50 元。",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from dotenv import dotenv_values
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.config import _simple_env, read_env_file
@@ -43,6 +43,8 @@ def _dotenv(text: str) -> dict[str, str]:
 
 @settings(max_examples=400, deadline=None)
 @given(_TEXT)
+@example("KEY=\n#\rKEY")  # a lone carriage return ends the comment: "KEY" is a line
+@example("KEY=1\r\nOTHER=2\r\n")
 def test_plain_reader_agrees_with_dotenv_or_defers_to_it(text: str) -> None:
     simple = _simple_env(text)
     if simple is not None:

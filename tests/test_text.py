@@ -52,3 +52,19 @@ def test_token_estimate_counts_cjk_characters() -> None:
     """CJK characters count one token each; other text about four characters a token."""
     assert estimate_tokens("北京烤鸭") == 4
     assert estimate_tokens("a" * 40) == 10
+
+
+def test_traditional_chinese_reads_as_simplified_one_character_for_one() -> None:
+    """Every character of the table maps to one character, so spans found in the simplified
+    text are the text's own; Simplified and Japanese text are left as written."""
+    from pipeline.text import _simplified_table, fold, simplified
+
+    table = _simplified_table()
+    assert len(table) > 4000
+    traditional = "".join(map(chr, table))
+    assert len(simplified(traditional)) == len(traditional)
+    assert simplified("以後請你都用繁體字回答我") == "以后请你都用繁体字回答我"
+    assert simplified("用户的密码") == "用户的密码"
+    assert simplified("暗証番号は4471です") == "暗証番号は4471です"  # kana: Japanese
+    assert fold("門禁碼") == fold("门禁码") == "门禁码"
+    assert terms("銀行卡密碼") == terms("银行卡密码")
