@@ -29,8 +29,9 @@ chargers, donation platforms, insurance claims and marketplace accounts) and `he
 recovery, rental cars, alarm handovers, parental controls, phone banking, hotel safes and
 hardware wallets) and `heldout28` (240, 38% Chinese, the same classes as heldout17, leaked
 over tenant portals, payroll, gyms, home servers, school apps, exchanges, consoles,
-patient portals, bike shares and carrier PINs, values dictated, spelled or split) were
-written by
+patient portals, bike shares and carrier PINs, values dictated, spelled or split) and
+`heldout29` (300, 36% Chinese, every class, from chats about hobbies and daily life,
+with standing rules the user set casually) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -148,7 +149,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
