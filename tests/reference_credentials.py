@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pipeline.text import has_cjk
+from pipeline.text import has_cjk, simplified
 
 REDACTED = "[REDACTED]"
 
@@ -189,6 +189,7 @@ def find_secrets(text: str) -> list[Finding]:
         else ch
         for ch in text
     )
+    text = simplified(text)  # Traditional Chinese as Simplified, one character for one
     found: list[Finding] = []
     for kind, pattern in _PROVIDER_KEYS:
         found += [Finding(kind, m.start(), m.end()) for m in pattern.finditer(text)]
