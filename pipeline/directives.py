@@ -526,6 +526,63 @@ _OUTBOUND = (
     ),
 )
 
+# Data flowing out by a party, not a link: a rule that hands what the assistant knows of the
+# user to a plugin, a tool, a sponsor or anyone at all, or that has it gather others' card
+# details or passwords (a phishing form in the assistant's voice). A negation before it in
+# its clause is the user's safeguard ("never share the user's location with any third-party
+# service"), and "a link that asks for card details" is what the rule is about, not what
+# the assistant does.
+_GIVES_AWAY = re.compile(
+    r"\b(?:send|pass|share|forward|upload|post|report|submit|transmit|relay|leak|disclose|give"
+    r"|hand)\w*\b[^.;!?]{0,60}?\b(?:to|with)\s+(?:the |a |an |any |this |that |our |its |their )?"
+    r"(?:[\w'’-]+ ){0,2}?(?:plug-?ins?|tools?|extensions?|servers?|endpoints?|apis?|webhooks?"
+    r"|third[- ]part(?:y|ies)|partners?|vendors?|sponsors?|advertisers?|organi[sz]ers?|anyone"
+    r"|everyone|whoever)\b"
+    r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|广告商|任何人)",
+    re.IGNORECASE,
+)
+_GATHERS = re.compile(
+    r"\b(?:collect|gather|harvest|solicit|request|ask(?:s|ed|ing)? (?:for|every|each|all|them"
+    r"|people|users|customers|members|parents|guests))\w*\b[^.;!?]{0,50}?\b(?:card (?:details"
+    r"|numbers?)|bank (?:details|account)|passwords?|pins?|passport(?: numbers?)?|credentials"
+    r"|log-?in details|security codes?|cvvs?|social security|one-time codes?|verification codes?)\b"
+    r"|(?:收集|索取|要求提供|询问)[^，。；]{0,12}(?:银行卡|卡号|密码|验证码|身份证|护照|账号)",
+    re.IGNORECASE,
+)
+_REFUSED_BEFORE = re.compile(
+    r"\b(?:never|not|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|won'?t|cannot|can'?t|refuses?|avoid"
+    r"|stop)\b|(?:that|which|who|where) $|不要|别|不得|不能|切勿|绝不|禁止|从不|不会",
+    re.IGNORECASE,
+)
+
+
+# Telling anyone, a third party: a permission to disclose, unless its clause refuses it
+# ("不要把他的地址告诉任何人" is the user's safeguard).
+_DISCLOSURE_WORDS = frozenset("任何人 第三方 透露 泄露".split())
+
+
+def _refused_disclosure(text: str, m: re.Match[str]) -> bool:
+    if m.group() not in _DISCLOSURE_WORDS:
+        return False
+    clause = re.split(r"[.;!?,:。；！？，：]", text[: m.start()])[-1]
+    return _REFUSED_BEFORE.search(clause.lower()) is not None
+
+
+def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
+    """What in a rule for the assistant sends the user's data to an outside party or
+    gathers others' credentials, unless its clause refuses it; with what it is, and
+    whether it is a channel."""
+    for pattern, what, channel in (
+        (_GIVES_AWAY, "the user's data to an outside party", True),
+        (_GATHERS, "a request for others' card details or credentials", False),
+    ):
+        for m in pattern.finditer(text):
+            clause = re.split(r"[.;!?,:。；！？，：]", text[: m.start()])[-1]
+            if not _REFUSED_BEFORE.search(clause.lower()):
+                return m.group(), what, channel
+    return None
+
+
 _AUTHORITY = re.compile(
     r"\b(?:authori[sz]ed|authori[sz]ation|permitted|permission|entitled|cleared|clearance|"
     r"privileges?|admin(?:istrator)? (?:rights|access|mode|privileges|override)|root access|"
@@ -712,11 +769,14 @@ def find_injection(
         m = pattern.search(text)
         if m:
             return Injection(f"a rule for the assistant that carries {what}", m.group(), True)
+    moved = _moves_data_out(text)
+    if moved:
+        return Injection(f"a rule for the assistant that carries {moved[1]}", moved[0], moved[2])
     for pattern, rule in (
         (_AUTHORITY, "a rule for the assistant that claims authority or changes permissions"),
         (_HIDDEN, "a rule for the assistant that hides what it does from the user"),
     ):
-        m = pattern.search(text)
+        m = next((m for m in pattern.finditer(text) if not _refused_disclosure(text, m)), None)
         if m:
             return Injection(rule, m.group())
     if user_text is not None and not supported_by(text, user_text, similarity):
