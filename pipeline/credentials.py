@@ -235,7 +235,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号"
+        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码"
     ).split("|")
 )
 
@@ -2231,9 +2231,11 @@ def _security_answers(text: str) -> Iterator[Finding]:
         if token is None:
             continue
         tail = text[token.end() : clause_end]
-        # A comma closes the answer ("is Biscuit-the-ferret, which they use to log in").
+        # A comma closes the answer ("is Biscuit-the-ferret, which they use to log in", "is
+        # Saint Brendan's of Cobh, and they asked…").
         closed = token.group().endswith(",") or tail.startswith((",", "，", "、"))
-        tail = "" if closed else tail.strip(_TRIM + " ")
+        comma = re.search(r"[,，、]", tail)
+        tail = "" if closed else (tail[: comma.start()] if comma else tail).strip(_TRIM + " ")
         if tail and (has_cjk(tail) or len(tail.split()) > _ANSWER_TAIL_WORDS):
             continue
         value = token.group().strip(_TRIM)

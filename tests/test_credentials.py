@@ -860,6 +860,13 @@ PROBED_SECRETS = [
     ("門禁碼：4471，週末會換。", "4471"),
     ("驗證碼是 882913", "882913"),
     ("密保問題答案：第一隻寵物叫豆豆，小學是實驗小學。", "第一隻寵物叫豆豆"),
+    # A name of a few words that a comma closes; a Chinese noun for a pass code.
+    (
+        "User's answer to the card's security question 'first teacher' is Mrs Ada Quill, "
+        "and they keep forgetting it.",
+        "Mrs Ada Quill",
+    ),
+    ("小区停车场的通行码是 K5521，每月初更换。", "K5521"),
 ]
 
 
@@ -964,6 +971,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's phone banking security number is in the drawer.",
         "用戶的密碼都用 1Password 管理。",
         "用戶的門禁卡丟了，物業補辦要 50 元。",
+        "The answer to the security question is in her notebook, in the drawer.",
+        "用户的通行码要每周去物业更新。",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
