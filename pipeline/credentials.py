@@ -1631,12 +1631,12 @@ _CARD_GAP = 10  # "the CVV printed on the back of her Visa is 093": a few words 
 
 def _card_link(link: str) -> bool:
     """What joins a card code's noun to its value: a copula, or a few words naming the card
-    and then one ("on the user's Visa is", "背面的是")."""
+    and then one ("on the user's Visa is", "背面的是"; Chinese is read in Simplified)."""
     if _COPULA.match(link) or _COPULA_CJK.fullmatch(link.strip()):
         return True
     if any(ch.isdigit() for ch in link) or len(link.split()) > _CARD_GAP - 2:
         return False
-    return _ENDS_IN_COPULA.search(link) is not None or link.rstrip().endswith(("是", "为", "為"))
+    return _ENDS_IN_COPULA.search(link) is not None or link.rstrip().endswith(("是", "为"))
 
 
 def _card_codes(text: str) -> Iterator[Finding]:
@@ -2230,12 +2230,11 @@ def _security_answers(text: str) -> Iterator[Finding]:
         token = _VALUE_TOKEN.match(text, start) or cjk_run.match(text, start)
         if token is None:
             continue
-        tail = text[token.end() : clause_end]
         # A comma closes the answer ("is Biscuit-the-ferret, which they use to log in", "is
         # Saint Brendan's of Cobh, and they asked…").
-        closed = token.group().endswith(",") or tail.startswith((",", "，", "、"))
+        tail = "" if token.group().endswith(",") else text[token.end() : clause_end]
         comma = re.search(r"[,，、]", tail)
-        tail = "" if closed else (tail[: comma.start()] if comma else tail).strip(_TRIM + " ")
+        tail = (tail[: comma.start()] if comma else tail).strip(_TRIM + " ")
         if tail and (has_cjk(tail) or len(tail.split()) > _ANSWER_TAIL_WORDS):
             continue
         value = token.group().strip(_TRIM)

@@ -561,11 +561,14 @@ _REFUSED_BEFORE = re.compile(
 _DISCLOSURE_WORDS = frozenset("任何人 第三方 透露 泄露".split())
 
 
-def _refused_disclosure(text: str, m: re.Match[str]) -> bool:
-    if m.group() not in _DISCLOSURE_WORDS:
-        return False
-    clause = re.split(r"[.;!?,:。；！？，：]", text[: m.start()])[-1]
+def _refused_before(text: str, start: int) -> bool:
+    """Whether the clause of `text` that leads up to `start` refuses what follows."""
+    clause = re.split(r"[.;!?,:。；！？，：]", text[:start])[-1]
     return _REFUSED_BEFORE.search(clause.lower()) is not None
+
+
+def _refused_disclosure(text: str, m: re.Match[str]) -> bool:
+    return m.group() in _DISCLOSURE_WORDS and _refused_before(text, m.start())
 
 
 def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
@@ -577,8 +580,7 @@ def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
         (_GATHERS, "a request for others' card details or credentials", False),
     ):
         for m in pattern.finditer(text):
-            clause = re.split(r"[.;!?,:。；！？，：]", text[: m.start()])[-1]
-            if not _REFUSED_BEFORE.search(clause.lower()):
+            if not _refused_before(text, m.start()):
                 return m.group(), what, channel
     return None
 
