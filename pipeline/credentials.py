@@ -2170,7 +2170,8 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 
 # The answer to a security question is a password by another name: "security answer",
 # "memorable word", "the answer to the bank's 'first pet' security question", "the answer
-# to 'name of your first pet'" or a maiden name said of a login or its recovery, "密保答案".
+# to 'name of your first pet'" or a maiden name said of a login or its recovery, "密保答案",
+# "安全提问「第一所小学」答案是…".
 _SECURITY_ANSWER_SOURCE = (
     r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
@@ -2182,7 +2183,7 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"
     r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answer(?:ed|s)(?: with| as)?"
     r"|called|named)\b"
-    r"|密保(?:问题)?(?:的)?答案|安全问题(?:的)?答案|密保问题"
+    r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
 )
 # A noun that ends in its own link ("… set the answer to", "… security question, the first
 # pet was called"): the value follows at once.

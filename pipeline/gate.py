@@ -126,8 +126,10 @@ _SPECULATIVE = [
         r"\b(?:may|could|might) (?:be|have|not)\b",
         r"\bseems?\b|\bseemed\b|\bappears? to\b|\bi (?:think|guess|suppose|assume)\b",
         r"\bnot sure\b|\bhard to say\b|\bif i recall\b",
+        r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
+        r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b",
         r"可能|也许|大概|好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
-        r"推测|恐怕|八成|多半|判断",
+        r"推测|恐怕|八成|多半|判断|听起来|貌似|好似|想必|兴许|没准|莫非",
     )
 ]
 
@@ -183,12 +185,27 @@ _CLOSING = "'\"’”》」』】)"
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
-    """Inside quotes or title brackets: a name or a title, not the writer's own words."""
-    opened = max(text.rfind(ch, 0, start) for ch in _OPENING)
+    """Inside quotes or title brackets: a name or a title, not the writer's own words. An
+    apostrophe inside a word ("Nadia's", "she'd") is no quote mark."""
+    opened = max(_mark(text, ch, 0, start, opening=True) for ch in _OPENING)
     if opened < 0:
         return False
-    closed = min((i for ch in _CLOSING if (i := text.find(ch, end)) >= 0), default=-1)
+    found = (_mark(text, ch, end, len(text), opening=False) for ch in _CLOSING)
+    closed = min((i for i in found if i >= 0), default=-1)
     return closed >= 0 and not any(ch in ".!?。！？" for ch in text[opened:start])
+
+
+def _mark(text: str, ch: str, start: int, end: int, *, opening: bool) -> int:
+    """The last opening (or first closing) `ch` in text[start:end], or -1: an apostrophe
+    that a Latin letter precedes cannot open a quote, nor one that a Latin letter follows
+    close it ("'也许'" is quoted: Chinese has no apostrophes)."""
+    at = text.rfind(ch, start, end) if opening else text.find(ch, start, end)
+    while at >= 0 and ch in "'’":
+        beside = text[at - 1 : at] if opening else text[at + 1 : at + 2]
+        if not (beside.isalnum() and beside < "\u2e80"):  # a Latin letter or digit
+            break
+        at = text.rfind(ch, start, at) if opening else text.find(ch, at + 1, end)
+    return at
 
 
 def _is_name(text: str, start: int, end: int) -> bool:

@@ -65,9 +65,9 @@ def test_a_feature_vector_has_unit_length() -> None:
     ("text", "label"),
     [
         ("用户正坐在去南京的火车上。", "ephemeral"),
-        ("听起来用户像是一名律师。", "speculative"),
+        ("估摸着用户是一名律师。", "speculative"),
         ("User has a splitting headache.", "ephemeral"),
-        ("It sounds like the user is a teacher.", "speculative"),
+        ("The user must be a teacher, judging by the grading questions.", "speculative"),
         ("User liked the assistant's last answer.", "small_talk"),
         ("用户牙龈肿了，疼得吃不下饭。", "ephemeral"),
         ("用户夸助手的回答很专业。", "small_talk"),
