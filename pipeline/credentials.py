@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import pairwise
 from typing import Any
 
 from .text import has_cjk, simplified
@@ -235,7 +236,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码"
+        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码"
     ).split("|")
 )
 
@@ -444,6 +445,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _document_numbers(text)
     found += _random_tokens(text)
     found += _card_codes(text)
+    found += _code_in_pieces(text)
     found += _framed_values(text)
     found += _split_keys(text)
     found += _spelled_out_keys(text)
@@ -875,12 +877,25 @@ def _named_phrases(text: str) -> Iterator[Finding]:
         return  # a look for each stem is far quicker than the noun pattern on a long text
     for noun in _RECOVERY_NOUN.finditer(text):
         line_end = text.find("\n", noun.end())
-        yield from _phrase_after(text, noun.end(), len(text) if line_end < 0 else line_end)
+        end = len(text) if line_end < 0 else line_end
+        yield from _phrase_after(text, noun.end(), end, short=noun.group().lower() not in _HOLDERS)
 
 
-def _phrase_after(text: str, start: int, end: int) -> Iterator[Finding]:
+# Things that hold a phrase, not names of it: what follows "wallet is" is often the wallet.
+_HOLDERS = frozenset("wallet 钱包 錢包 ウォレット 지갑".split())
+
+
+def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[Finding]:
     for han in _NAMED_HAN_PHRASE.finditer(text, start, end):
         yield Finding("recovery phrase", han.start(1), han.end(1))
+    # Four or more lower-case words, none of them a function word, that a link a few
+    # characters after the noun gives as its value and that end the clause ("助记词的前六个
+    # 字是 canyon drift pillow saddle ember lotus"): a phrase, or the start of one.
+    linked = _LINKED_RUN.search(text, start, end) if short else None
+    if linked and linked.start() - start <= _LINK_REACH:
+        words = linked.group(1).replace(",", " ").split()
+        if _FUNCTION_WORDS.isdisjoint(words):
+            yield Finding("recovery phrase", *linked.span(1))
     # A colon ends the words that name the phrase ("seed phrase: orbit ...").
     words = _WORD.finditer(text, start, end)
     yield from _list_runs(text, words, _NAMED_GAP, MIN_NAMED_PHRASE_WORDS)
@@ -895,6 +910,11 @@ def _phrase_after(text: str, start: int, end: int) -> Iterator[Finding]:
 
 
 _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
+_LINKED_RUN = re.compile(
+    r"(?:[:：=]|是|为|\b(?:is|are|was|were)\b)\s*((?:[a-z]{3,8}[ ,]+){3,23}[a-z]{3,8})"
+    r"(?=\s*(?:[.;,。；，!！?？)」』\n]|$))"
+)
+_LINK_REACH = 12  # characters from the noun to its link: "的前六个字是"
 LISTED_SHARE = 0.75
 
 
@@ -1617,11 +1637,59 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
     return run[0].start() + lead, end
 
 
+# A code read out in pieces after its noun: digit by digit with commas between ("4, 2, 1, 1,
+# 9, 0", "4、2、1、1、9、0"), or in two to four short groups with words between ("comes in two
+# halves: first 58, then 04", "前段 71 后段 58"). A group that counts something ("12
+# times", "4 digits", "3 位") or is a year is no piece of a code.
+_LISTED_DIGITS = re.compile(r"(?<![\d.])\d(?:\s*[,，、]\s*\d){3,}(?![\d.])")
+_PIECE = re.compile(r"(?<![\w.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
+_CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
+_MAX_PIECES = 4
+_PIECE_GAP = 3  # words between two pieces of one code: "first 58, then 04"
+_SHORT_UNITS = frozenset("m cm mm km ft in kg g lb lbs l ml min mins sec secs h hrs".split())
+
+
+def _code_in_pieces(text: str) -> Iterator[Finding]:
+    """A code after its noun in its clause, listed digit by digit or told in pieces."""
+    if not any(ch.isdigit() for ch in text):
+        return
+    for match in _sensitive_nouns(text):
+        _, clause_end = _clause_around(text, *match.span())
+        kind = _noun_kind(match.group())
+        listed = _LISTED_DIGITS.search(text, match.end(), clause_end)
+        if listed:
+            yield Finding(kind, *listed.span())
+            continue
+        pieces = [p for p in _PIECE.finditer(text, match.end(), clause_end)]
+        if not 2 <= len(pieces) <= _MAX_PIECES or sum(len(p.group()) for p in pieces) < 4:
+            continue
+        if any(_counts_or_dates(text, p) for p in pieces):
+            continue
+        if any(len(text[a.end() : b.start()].split()) > _PIECE_GAP for a, b in pairwise(pieces)):
+            continue  # "locker 12 and the gym is 200 m away": numbers apart are not one code
+        if any(ch.isdigit() for ch in text[match.end() : pieces[0].start()]):
+            continue
+        for piece in pieces:
+            yield Finding(kind, *piece.span())
+
+
+def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
+    after = text[piece.end() : piece.end() + 12].lstrip()
+    word = after.split(maxsplit=1)[0].strip(_TRIM).lower() if after.split() else ""
+    return (
+        _YEAR.fullmatch(piece.group()) is not None
+        or word in _UNIT_WORDS
+        or word in _SHORT_UNITS
+        or (after[:1] != "" and after[0] in _CJK_UNITS)
+    )
+
+
 # A card's security code is three digits (four on some cards): shorter than any other code.
-# "安全码" is the card's code in Chinese; "security code" is one when a card is named in its
-# clause (otherwise it opens an alarm or a door, with four digits or more).
+# "安全码" is the card's code in Chinese; "security code" and "三码" ("the three digits", as
+# Taiwan says it) are one when a card is named in its clause (otherwise "security code"
+# opens an alarm or a door, with four digits or more).
 _CARD_CODE_NOUNS = frozenset("cvv cvc cvv2 安全码 安全碼".split())
-_CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼")
+_CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼", "三码")
 _CARD_WORD = r"\bcards?\b|卡"  # compiled on first use, by `re`'s own cache
 _CARD_CODE = re.compile(r"\d{3,4}")
 
@@ -1648,7 +1716,7 @@ def _card_codes(text: str) -> Iterator[Finding]:
         noun = match.group().lower()
         clause_start, clause_end = _clause_around(text, *match.span())
         if noun not in _CARD_CODE_NOUNS and not (
-            noun.startswith("security code")
+            noun.startswith(("security code", "三码"))
             and re.search(_CARD_WORD, text[clause_start:clause_end], re.IGNORECASE)
         ):
             continue
@@ -1894,12 +1962,12 @@ def _entropy(token: str) -> float:
 # speaks of passwords in general.
 _FOR_PHRASE = (
     r"(?:\s+(?:for|to|of|on|at|in|für|zum|zur|vom|von|du|de|des|del|della|do|da|dla|от|для|"
-    r"voor|för|van|til)\b(?:\s+[\w'’.-]+){1,3}?)?"
+    r"voor|för|van|til)\b(?:\s+[\w'’.-]+){1,4}?)?"
 )
 # A remark in brackets may stand before the link: "passphrase (the 25th word) is '…'".
 _VALUE_LINK_SOURCE = (
-    _FOR_PHRASE
-    + r"(?:\s*\([^()\n]{1,60}\))?\s*(?P<link>(?:is|was|are|were|is set to|reads|ist|war|est|"
+    _FOR_PHRASE + r"(?:\s*\([^()\n]{1,60}\))?\s*(?P<link>(?:is|was|are|were|is set to|reads|"
+    r"(?:starts?|begins?|ends?) with|ist|war|est|"
     r"était|es|era|è|é|jest|to|är|er|is|lautet|lautete)\b|[=:：]|是|为|為)\s*"
 )
 
@@ -1968,8 +2036,11 @@ _FUNCTION_WORDS = frozenset(
 
 
 def _prose(value: str) -> bool:
-    words = value.lower().split()
-    if len(words) < 2 or _FUNCTION_WORDS.isdisjoint(words):
+    words = [w.strip(_TRIM) for w in value.lower().split()]
+    function = sum(w in _FUNCTION_WORDS for w in words)
+    # "too long to remember", "same as the usual one" describe a value; "copper kettle at
+    # dawn", "grey heron over the millpond" are one.
+    if len(words) < 2 or not (words[0] in _FUNCTION_WORDS or function >= 0.4 * len(words)):
         return False
     # A passphrase made of words often holds a number ("my cat eats 3 tacos on Sunday"); a
     # description holds one only as a count ("at least 12 characters").
@@ -2170,14 +2241,18 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 
 # The answer to a security question is a password by another name: "security answer",
 # "memorable word", "the answer to the bank's 'first pet' security question", "the answer
-# to 'name of your first pet'" or a maiden name said of a login or its recovery, "密保答案",
-# "安全提问「第一所小学」答案是…".
+# to 'name of your first pet'", the answer when a bank or a login "asks 'name of your first
+# pet'", a maiden name said of a login or its recovery, "密保答案", "安全提问「第一所小学」
+# 答案是…".
 _SECURITY_ANSWER_SOURCE = (
     r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
     r"(?:[\w'’\"“”‘-]+ ){0,5}?(?:security|secret|verification) questions?\b"
     r"|\banswers? to [\"'“‘][^\"'”’\n]{3,60}[\"'”’](?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
+    r"|\b(?:bank|account|app|site|portal|log-?in|sign-?in|security|verification|recovery"
+    r"|reset)\b[^.;\n]{0,40}?\b(?:asks?|asked|prompts?)(?: for)? [\"'“‘][^\"'”’\n]{3,60}"
+    r"[\"'”’][^.;\n]{0,30}?\banswers?\b"
     r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
     r"reset)\b)"
     r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"

@@ -707,7 +707,8 @@ def find_template_marker(text: str) -> str | None:
 # "the `<|im_start|>` token", "[INST] 模板". Said of the user, not to the assistant, every
 # marker so named is a fact about the user's work; one marker used as a frame is not.
 _NAMING_BEFORE = re.compile(
-    r"(?:such as|like|e\.g\.,?|i\.e\.,?|including|namely|比如|例如|像|如|包括)\s*[\"'`“‘(]?\s*$",
+    r"(?:such as|like|e\.g\.,?|i\.e\.,?|including|namely|比如|例如|像|如|包括)\s*"
+    r"(?:[\"'`“‘][^\"'`”’\n]{1,24}[\"'`”’]\s*(?:,|、|，|and|or|和|与|或)\s*)*[\"'`“‘(]?\s*$",
     re.IGNORECASE,
 )
 _NAMING_AFTER = re.compile(
@@ -719,9 +720,11 @@ _NAMING_AFTER = re.compile(
 
 
 def _names_markers(text: str) -> bool:
+    """Whether every marker in `text` is named, not used: after "such as" (or later in its
+    list), before "tags", or in backticks."""
     found = list(_TEMPLATE_MARKERS.finditer(text))
     return bool(found) and all(
-        _NAMING_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
+        _NAMING_BEFORE.search(text[max(0, m.start() - 60) : m.start()])
         or _NAMING_AFTER.match(text[m.end() : m.end() + 30])
         or (text[m.start() - 1 : m.start()] == "`" and text[m.end() : m.end() + 1] == "`")
         for m in found
@@ -834,8 +837,28 @@ def supported_by(
     if _own_share(text, user_text) >= MIN_SUPPORT:
         return True
     if _mostly_cjk(text):
-        return False
+        return _standing_request(user_text)
     return similarity is None or similarity(text, user_text) >= MIN_SIMILARITY
+
+
+# A Chinese rule the user asked for in other words ("你讲的东西都给我出处好吗" for "用户希望回答
+# 都附上资料来源链接") shares few characters with the request, and no embedding here reads
+# Chinese. The request's shape stands in for its meaning: the user's own message (not
+# content handed over to be read, `asked.py`), of a request's length, that sets a standing
+# scope ("以后", "每次", "凡是", "一律", "都"). On the parts from heldout16 to heldout33, 5
+# of the 7 Chinese rules users asked for in fewer than a fifth of the rule's characters
+# have such a turn, and none of the 168 planted Chinese rules do.
+_STANDING_ZH = re.compile(
+    r"以后|今后|往后|从现在起|每次|每回|凡是|任何|一律|总是|永远|始终|一直|都"
+)
+
+
+def _standing_request(user_text: str) -> bool:
+    return (
+        len(user_text) <= ASKED_MAX_CHARS
+        and _STANDING_ZH.search(simplified(user_text)) is not None
+        and speaks_for_user(user_text)
+    )
 
 
 def _mostly_cjk(text: str) -> bool:
@@ -882,6 +905,8 @@ def asked_in_other_words(
     """Whether the user's own short message, which hands over no outside content, asks for
     this rule in words of its own."""
     related = _said_in(text, user_text, similarity, share=MIN_SUPPORT, cosine=RELATED_SIMILARITY)
+    if not related and _mostly_cjk(text):
+        return _standing_request(user_text)
     return related and speaks_for_user(user_text)
 
 

@@ -50,6 +50,7 @@ __all__ = ["find_secret", "gate", "is_duplicate", "redact", "same_fact_terms", "
 # embeddings for English with the semantic extra); the lexical rules below run first,
 # on folded text (lower case, no accents).
 
+_ABOUT_PROMPTS = "addresses the system prompt"
 _INJECTION_PHRASES = [
     (re.compile(p), label)
     for p, label in (
@@ -67,7 +68,7 @@ _INJECTION_PHRASES = [
         (r"\byou (?:are|must|will) now\b", "redefines the assistant"),
         (
             r"\bnew (?:system )?instructions?\b|\bsystem prompt\b|\bdeveloper mode\b|\bjailbreak",
-            "addresses the system prompt",
+            _ABOUT_PROMPTS,
         ),
         (
             r"忽略.{0,10}(?:指令|指示|规则|提示)|系统提示|泄露.{0,10}(?:密码|密钥|提示)",
@@ -278,6 +279,8 @@ def screen_rules(
         (_EPHEMERAL, "ephemeral"),
     ):
         hit = _first_match(stripped, screen)
+        if hit and hit[1] == _ABOUT_PROMPTS and not names_assistant(stripped, subject):
+            continue  # "User studies jailbreaks of language models": a topic, not an order
         if hit:
             return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
     # A CJK character carries about as much as a short English word.

@@ -50,6 +50,7 @@ NEWER_KINDS = (
     "_assigned_values",
     "_dial_turns",
     "_letter_groups",
+    "_code_in_pieces",
 )
 
 
@@ -867,6 +868,18 @@ PROBED_SECRETS = [
         "Mrs Ada Quill",
     ),
     ("小区停车场的通行码是 K5521，每月初更换。", "K5521"),
+    # A quoted passphrase of plain words; a code read out digit by digit or in pieces; a
+    # card's "three digits"; the answer when a login asks a quoted question; the first
+    # words of a recovery phrase; "账密" (account and password).
+    ("User's vault passphrase is 'lantern orchard at midnight'", "lantern orchard at midnight"),
+    ("User's seed phrase starts with 'orbit maple vessel thunder'", "orbit maple vessel thunder"),
+    ("用户保险箱密码是：3、8、1、1、7、2", "3、8、1、1、7、2"),
+    ("The alarm code is 7, 3, 9, 1 for the back door", "7, 3, 9, 1"),
+    ("The gate code comes in two parts: first 63, then 19.", "63"),
+    ("用户的信用卡背面三码是 418", "418"),
+    ("If the bank's login asks 'first car', the answer is Corolla Blue", "Corolla Blue"),
+    ("助记词的前四个词是 orbit maple vessel thunder。", "orbit maple vessel thunder"),
+    ("用户 NAS 的账密是 admin/Qx7pLm29", "admin/Qx7pLm29"),
 ]
 
 
@@ -973,6 +986,12 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用戶的門禁卡丟了，物業補辦要 50 元。",
         "The answer to the security question is in her notebook, in the drawer.",
         "用户的通行码要每周去物业更新。",
+        "User changed the alarm code 12 times in 18 months.",
+        "User's door code has 4 digits and changes every 30 days.",
+        "User's seed phrase is stored on paper in the safe.",
+        "User's crypto wallet is ledger nano hardware wallet.",
+        "User's teacher asked 'why is the sky blue' and the answer is Rayleigh scattering.",
+        "用户的卡背面三码已经磨掉了。",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
