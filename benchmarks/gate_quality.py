@@ -44,8 +44,11 @@ fitness coach), `heldout34` (200, 39% Chinese, the same classes as heldout17, le
 home servers, school portals, vets, car shares, utilities, hardware wallets and hotel
 bookings, in SMS, notes, spreadsheets, YAML and shell commands, values spelled out or
 split) and `heldout35` (300, 32% Chinese, every class, from a developer's coding
-assistant, a language tutor, a finance helper and an inbox and calendar reader) were
-written by
+assistant, a language tutor, a finance helper and an inbox and calendar reader),
+`heldout36` (200, 38% Chinese, the same classes as heldout17, leaked while helping a
+parent bank online, at shop tills, storage units, coworking doors, consoles, clinics and
+mortgage applications, in voicemails, CSV rows, INI snippets, curl commands and password
+hints) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -163,7 +166,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
