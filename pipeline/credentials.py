@@ -236,7 +236,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码"
+        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数"
     ).split("|")
 )
 
@@ -1448,7 +1448,7 @@ _OTHER_NOUN_STEMS = (
 _OTHER_VALUE_TOKEN = re.compile(
     r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+"
 )
-_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_DIGIT_WORD = r"(?:zero|oh|nought|naught|nil|one|two|three|four|five|six|seven|eight|nine)"
 # A number read out in words stands for one digit ("seven"), or two ("eighty-four",
 # "thirteen"): "five two one, eighty-four, thirty-three oh seven" is nine digits.
 _TWO_DIGIT_WORD = (
@@ -1459,7 +1459,12 @@ _TWO_DIGIT_WORD = (
 _NUMBER_WORD = rf"(?:{_TWO_DIGIT_WORD}|{_DIGIT_WORD})\b"
 # On lower case, and with no boundary before the first word (checked on each match): a
 # pattern that opens with a word lets the engine skip to the letters that start one.
-_CHINESE_NUMERAL = {ch: i for i, ch in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+# The capital numerals of cheques and contracts ("壹玖捌叁") are digits too.
+_CHINESE_NUMERAL = (
+    {ch: i for i, ch in enumerate("零一二三四五六七八九")}
+    | {ch: i for i, ch in enumerate("零壹贰叁肆伍陆柒捌玖")}
+    | {"〇": 0, "两": 2, "参": 3}  # "參", the Traditional "叁", reads as "参"
+)
 
 
 @cache
@@ -1472,7 +1477,8 @@ def _spelled_patterns() -> tuple[re.Pattern[str], ...]:
         re.compile(_NUMBER_WORD),
         re.compile(rf"{_DIGIT_WORD}$"),
         re.compile(
-            r"(?:[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]|[零〇一二三四五六七八九两])+"
+            r"(?:[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
+            r"|[零〇一二三四五六七八九两壹贰叁参肆伍陆柒捌玖])+"
         ),
         re.compile(r"([一二三四五六七八九两])个"),
     )
@@ -1685,11 +1691,15 @@ def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
 
 
 # A card's security code is three digits (four on some cards): shorter than any other code.
-# "安全码" is the card's code in Chinese; "security code" and "三码" ("the three digits", as
-# Taiwan says it) are one when a card is named in its clause (otherwise "security code"
-# opens an alarm or a door, with four digits or more).
+# "安全码" is the card's code in Chinese; "security code", "三码" and "三位数" ("the three
+# digits") are one when a card is named in its clause (otherwise "security code" opens an
+# alarm or a door, with four digits or more). A Chinese noun's code may be spelled in
+# Chinese digits ("背面的三位数是六一四").
 _CARD_CODE_NOUNS = frozenset("cvv cvc cvv2 安全码 安全碼".split())
-_CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼", "三码")
+_CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼", "三码", "三位数")
+_SPELLED_CARD_CODE = re.compile(
+    r"\s*(?:是|为|:|：)\s*([零〇一二三四五六七八九]{3,4})(?![零〇一二三四五六七八九])"
+)
 _CARD_WORD = r"\bcards?\b|卡"  # compiled on first use, by `re`'s own cache
 _CARD_CODE = re.compile(r"\d{3,4}")
 
@@ -1716,9 +1726,13 @@ def _card_codes(text: str) -> Iterator[Finding]:
         noun = match.group().lower()
         clause_start, clause_end = _clause_around(text, *match.span())
         if noun not in _CARD_CODE_NOUNS and not (
-            noun.startswith(("security code", "三码"))
+            noun.startswith(("security code", "三码", "三位数"))
             and re.search(_CARD_WORD, text[clause_start:clause_end], re.IGNORECASE)
         ):
+            continue
+        spelled = _SPELLED_CARD_CODE.match(text, match.end())
+        if spelled and has_cjk(noun):
+            yield Finding(_noun_kind(match.group()), *spelled.span(1))
             continue
         for token in list(_VALUE_TOKEN.finditer(text, match.end(), clause_end))[:_CARD_GAP]:
             link = text[match.end() : token.start()]

@@ -880,6 +880,11 @@ PROBED_SECRETS = [
     ("If the bank's login asks 'first car', the answer is Corolla Blue", "Corolla Blue"),
     ("助记词的前四个词是 orbit maple vessel thunder。", "orbit maple vessel thunder"),
     ("用户 NAS 的账密是 admin/Qx7pLm29", "admin/Qx7pLm29"),
+    # Digits spelled with "nought", in the capital numerals of cheques, a card code in
+    # Chinese digits.
+    ("The lockbox opens with four, nought, one, one, six.", "four, nought, one, one, six"),
+    ("用户家保险柜的密码是贰柒零肆伍陆。", "贰柒零肆伍陆"),
+    ("她信用卡背面的三位数是五零八。", "五零八"),
 ]
 
 
@@ -992,6 +997,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's crypto wallet is ledger nano hardware wallet.",
         "User's teacher asked 'why is the sky blue' and the answer is Rayleigh scattering.",
         "用户的卡背面三码已经磨掉了。",
+        "用户的房号是三位数，在三楼。",
+        "用户参加了壹基金的志愿活动。",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
