@@ -110,7 +110,8 @@ _EPHEMERAL = [
         (
             r"(?:很|有点儿?|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
-            r"刚吃|在等|等着|堵车|堵在|路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
+            r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼)得|"
+            r"在等|等着|堵车|堵在|路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|锁在.{0,4}里",
             "a passing state",
         ),
@@ -130,7 +131,7 @@ _SPECULATIVE = [
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b",
         r"可能|也许|大概|好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
-        r"推测|恐怕|八成|多半|判断|听起来|貌似|好似|想必|兴许|没准|莫非",
+        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非",
     )
 ]
 
@@ -140,12 +141,14 @@ _SMALL_TALK = [
         r"\b(?:greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)|thanked|"
         r"says? (?:hello|hi|hey))\b",
         r"\bhow are you\b|\bchatted\b|\bhad a conversation\b",
-        r"\basked (?:about|how|what|whether|if|for|a question)\b|\bwanted to know\b",
+        r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
+        r"for|why|a question)\b|\bwanted to know\b|\bjoked\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         r"打(?:了)?(?:个)?招呼|道谢|道别|说(?:了)?(?:谢谢|再见|你好|早上好|晚安)|感谢(?:了)?助手|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
         r"(?:上一个|刚才的|之前的)(?:回答|回复)|"
-        r"(?:和|跟|与|向|让|被|给)助手(?:[^，。；要想请应必需希望喜欢]){0,12}了",
+        r"(?:和|跟|与|向|让|被|给)助手(?:[^，。；要想请应必需希望喜欢]){0,12}了|开玩笑|"
+        r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过)?助手(?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))",
     )
 ]
 # Words that say nothing by themselves: a content made only of these is content-free.

@@ -69,8 +69,8 @@ def test_a_feature_vector_has_unit_length() -> None:
         ("User has a splitting headache.", "ephemeral"),
         ("The user must be a teacher, judging by the grading questions.", "speculative"),
         ("User liked the assistant's last answer.", "small_talk"),
-        ("用户牙龈肿了，疼得吃不下饭。", "ephemeral"),
-        ("用户夸助手的回答很专业。", "small_talk"),
+        ("用户嗓子哑了，说不出话。", "ephemeral"),
+        ("用户觉得助手的回答很专业。", "small_talk"),
     ],
 )
 def test_without_the_extra_the_ngram_model_refuses_and_explains(text: str, label: str) -> None:

@@ -51,6 +51,14 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("It sounds like the user is a teacher", "speculative"),
         ("聽起來用戶跟太太分居了", "speculative"),
         ("User said hello", "small_talk"),
+        # Talk with the assistant about the assistant, whatever time word it holds.
+        ("User asked the assistant whether it ever gets tired", "small_talk"),
+        ("用户问助手今天忙不忙", "small_talk"),
+        ("用户夸助手今天回答得很快", "small_talk"),
+        ("User joked that the printer has a grudge against her", "small_talk"),
+        # A passing state by its shape: just finished, so hungry that.
+        ("用户刚搬完家具，饿得不行", "ephemeral"),
+        ("看样子用户以前学过法语", "speculative"),
         ("User asked about the weather", "small_talk"),
         ("ok thanks", "small_talk"),
         ("User's password is hunter22", "secret"),
@@ -87,6 +95,8 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户养了一只鹦鹉，名字叫'也许'",  # Chinese has no apostrophes: a quote
         "用户希望助手遇到疑似钓鱼的链接时明确提醒",  # "suspected phishing" hedges nothing
         "User is a security researcher who studies jailbreaks of language models",  # a topic
+        "用户刚搬到杭州，在一家设计公司上班",  # just moved: where the user lives now
+        "用户让助手以后每次回答都先给结论",  # a standing request, not talk
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
