@@ -140,17 +140,37 @@ _SMALL_TALK = [
     for p in (
         r"\b(?:greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)|thanked|"
         r"says? (?:hello|hi|hey))\b",
+        # A greeting quoted, in any language; praise of the assistant itself.
+        r"\b(?:said|says|told the (?:assistant|ai|bot)|wished(?: the (?:assistant|ai|bot))?)"
+        r"[\s:,]*[\"'“‘]\s*(?:hello|hi|hey|hiya|yo|morning|evening|good ?(?:night|morning|evening|"
+        r"bye)|bye|see ya|cheers|thanks|thank you|ta|hola|buenas|buenos|bonjour|bonsoir|salut|"
+        r"ciao|hallo|guten|namaste|salaam|konnichiwa|ni ?hao)\b|"
+        r"\btold the (?:assistant|ai|bot) (?:that )?(?:it|it's|it is|it was|it had)\b",
         r"\bhow are you\b|\bchatted\b|\bhad a conversation\b",
         r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
         r"for|why|a question)\b|\bwanted to know\b|\bjoked\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
-        r"打(?:了)?(?:个)?招呼|道谢|道别|说(?:了)?(?:谢谢|再见|你好|早上好|晚安)|感谢(?:了)?助手|"
+        r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助手|"
+        r"说(?:了)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|哈喽|哈啰|嗨|拜拜|"
+        r"明天见|回头见)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
         r"(?:上一个|刚才的|之前的)(?:回答|回复)|"
         r"(?:和|跟|与|向|让|被|给)助手(?:[^，。；要想请应必需希望喜欢]){0,12}了|开玩笑|"
         r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过)?助手(?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))",
     )
 ]
+# Talk that happens always or every day is a habit of the user's, not this conversation's.
+_HABITUAL = re.compile(
+    r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time)|to everyone|"
+    r"habit)\b|每天|每次|每回|总是|经常|习惯|一向|向来"
+)
+
+
+def _habitual(text: str) -> bool:
+    """Whether `text` says, in its own words (not in a quote), that something is habitual."""
+    return any(not _quoted(text, m.start(), m.end()) for m in _HABITUAL.finditer(text))
+
+
 # Words that say nothing by themselves: a content made only of these is content-free.
 _FILLER_TERMS = frozenset(
     terms(
@@ -284,6 +304,8 @@ def screen_rules(
         hit = _first_match(stripped, screen)
         if hit and hit[1] == _ABOUT_PROMPTS and not names_assistant(stripped, subject):
             continue  # "User studies jailbreaks of language models": a topic, not an order
+        if hit and reason == "small_talk" and _habitual(fold(stripped)):
+            continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if hit:
             return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
     # A CJK character carries about as much as a short English word.

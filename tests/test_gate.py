@@ -56,6 +56,9 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("用户问助手今天忙不忙", "small_talk"),
         ("用户夸助手今天回答得很快", "small_talk"),
         ("User joked that the printer has a grudge against her", "small_talk"),
+        ("Priya said 'buenas noches!' and logged off", "small_talk"),
+        ("用户说：“早安呀，又是我”", "small_talk"),
+        ("User told the assistant it had been a great help this week", "small_talk"),
         # A passing state by its shape: just finished, so hungry that.
         ("用户刚搬完家具，饿得不行", "ephemeral"),
         ("看样子用户以前学过法语", "speculative"),
@@ -97,6 +100,8 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "User is a security researcher who studies jailbreaks of language models",  # a topic
         "用户刚搬到杭州，在一家设计公司上班",  # just moved: where the user lives now
         "用户让助手以后每次回答都先给结论",  # a standing request, not talk
+        "User says 'cheers, love' to everyone; it is how she talks",  # a habit
+        "用户每天早上都在家长群里跟大家说早安",  # a habit
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
