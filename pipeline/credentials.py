@@ -1666,7 +1666,7 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
         if listed:
             yield Finding(kind, *listed.span())
             continue
-        pieces = [p for p in _PIECE.finditer(text, match.end(), clause_end)]
+        pieces = list(_PIECE.finditer(text, match.end(), clause_end))
         if not 2 <= len(pieces) <= _MAX_PIECES or sum(len(p.group()) for p in pieces) < 4:
             continue
         if any(_counts_or_dates(text, p) for p in pieces):
@@ -1680,6 +1680,7 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
 
 
 def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
+    """Whether a group of digits is a year, or a count its unit follows ("12 times", "3位")."""
     after = text[piece.end() : piece.end() + 12].lstrip()
     word = after.split(maxsplit=1)[0].strip(_TRIM).lower() if after.split() else ""
     return (

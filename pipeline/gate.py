@@ -162,7 +162,7 @@ _SMALL_TALK = [
 # Talk that happens always or every day is a habit of the user's, not this conversation's.
 _HABITUAL = re.compile(
     r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time)|to everyone|"
-    r"habit)\b|每天|每次|每回|总是|经常|习惯|一向|向来"
+    r"habit)\b|每天|每次|每回|总是|经常|常常|常用|平时|习惯|一向|向来"
 )
 
 

@@ -102,6 +102,7 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户让助手以后每次回答都先给结论",  # a standing request, not talk
         "User says 'cheers, love' to everyone; it is how she talks",  # a habit
         "用户每天早上都在家长群里跟大家说早安",  # a habit
+        "用户平时爱跟同事开玩笑，办公室里人缘很好",  # a habit
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
