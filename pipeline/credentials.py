@@ -24,7 +24,7 @@ from functools import cache, lru_cache
 from itertools import pairwise
 from typing import Any
 
-from .text import has_cjk, simplified
+from .text import STOPWORDS, has_cjk, simplified
 
 REDACTED = "[REDACTED]"
 
@@ -2005,6 +2005,8 @@ def _derived() -> re.Pattern[str]:
 _FRAME_MARKS = (
     *'=:：`‘“«„「『"',
     " '",
+    " is ",
+    " was ",
     " ist ",
     " war ",
     "lautet",
@@ -2100,11 +2102,42 @@ def _indefinite(text: str, start: int) -> bool:
     return False
 
 
+# A passphrase of plain words, unquoted, that ends its clause: "the passphrase is correct
+# horse battery staple". Four words or more, none of them a function word, an adverb of
+# time or a quantity ("is rotated every quarter now", "is printed on the router"), and the
+# first no participle ("stored", "written", "hidden").
+_WORD_RUN = re.compile(r"((?:[a-z]{3,12}[ -]){3,7}[a-z]{3,12})(?=\s*(?:[.;,!?)\n]|$))")
+_NOT_IN_PASSPHRASES = (
+    _FUNCTION_WORDS
+    | STOPWORDS
+    | frozenset(
+        "every now always never still already usually often rarely sometimes weekly monthly"
+        " daily yearly quarterly somewhere anywhere nowhere".split()
+    )
+)
+
+
+_NETWORK = re.compile(r"\b(?:wi-?fi|wlan|ssid|hotspot|router|network)\b", re.IGNORECASE)
+_BARE_KEY = re.compile(r"\bkey\b", re.IGNORECASE)
+
+
+def _plain_passphrase(run: str) -> bool:
+    words = re.split(r"[ -]", run)
+    return _NOT_IN_PASSPHRASES.isdisjoint(words) and not words[0].endswith(("ed", "en"))
+
+
 def _framed_values(text: str) -> Iterator[Finding]:
     """Quoted values, and single clause-final values, framed as a password noun's value."""
     if not any(mark in text for mark in _FRAME_MARKS) and not text.startswith("'"):
-        return  # no quote, colon, "=", German copula or derivation: nothing is framed
-    for start, end, weak in _password_nouns(text):
+        return  # no quote, colon, "=", copula or derivation: nothing is framed
+    nouns = list(_password_nouns(text))
+    # "Cabin wifi is 'LakeHouse' and the key is …": the network's key, whose value may
+    # also be one token after "is" ("the key is Otter-Lantern-5512").
+    keys = set()
+    if _NETWORK.search(text):
+        keys = {m.span() for m in _BARE_KEY.finditer(text)}
+        nouns += [(start, end, False) for start, end in sorted(keys)]
+    for start, end, weak in nouns:
         if _indefinite(text, start):
             continue
         # A quoted value may follow its noun directly: "with the passphrase 'otter-17'".
@@ -2124,6 +2157,10 @@ def _framed_values(text: str) -> Iterator[Finding]:
                 yield Finding(_noun_kind(text[start:end]), link.end() + 1, close)
             continue
         _, clause_end = _clause_around(text, start, end)
+        words = _WORD_RUN.match(text, link.end(), clause_end)
+        if words and not weak and _plain_passphrase(words.group(1)):
+            yield Finding(_noun_kind(text[start:end]), *words.span(1))
+            continue
         derived = _derived().match(text, link.end(), clause_end)
         if derived and not weak:
             yield Finding(_noun_kind(text[start:end]), link.end(), _trimmed_end(text, clause_end))
@@ -2136,7 +2173,8 @@ def _framed_values(text: str) -> Iterator[Finding]:
             continue
         introduced = link["link"].lower() in _INTRODUCERS
         german = link["link"].lower() in _GERMAN_COPULA and value[0].isupper()
-        if introduced or german:
+        key = (start, end) in keys and _is_value(value, linked=True)
+        if introduced or german or key:
             begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
             yield Finding(_noun_kind(text[start:end]), begin, begin + len(value))
 

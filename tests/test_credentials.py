@@ -885,6 +885,13 @@ PROBED_SECRETS = [
     ("The lockbox opens with four, nought, one, one, six.", "four, nought, one, one, six"),
     ("用户家保险柜的密码是贰柒零肆伍陆。", "贰柒零肆伍陆"),
     ("她信用卡背面的三位数是五零八。", "五零八"),
+    # A passphrase of plain words that ends its clause; a network's key.
+    ("The vault passphrase is correct horse battery staple.", "correct horse battery staple"),
+    (
+        "Guest wifi is 'Fernhill' and the key is marble otter sings loudly, all lowercase.",
+        "marble otter sings loudly",
+    ),
+    ("The office network is OakNet and the key is Plover-Dune-4410.", "Plover-Dune-4410"),
 ]
 
 
@@ -999,6 +1006,11 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户的卡背面三码已经磨掉了。",
         "用户的房号是三位数，在三楼。",
         "用户参加了壹基金的志愿活动。",
+        "User's password is rotated every quarter now.",
+        "User's wifi password is printed on the router sticker.",
+        "The wifi name is Harbour and the key is on the fridge.",
+        "The key to good wifi is placing the router up high.",
+        "User's network is mostly old colleagues and the key is staying in touch.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
