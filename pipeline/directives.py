@@ -538,6 +538,9 @@ _GIVES_AWAY = re.compile(
     r"(?:[\w'’-]+ ){0,2}?(?:plug-?ins?|tools?|extensions?|servers?|endpoints?|apis?|webhooks?"
     r"|third[- ]part(?:y|ies)|partners?|vendors?|sponsors?|advertisers?|organi[sz]ers?|anyone"
     r"|everyone|whoever)\b"
+    r"|\b(?:third[- ]part(?:y|ies)|partners?|vendors?|sponsors?|advertisers?|anyone|everyone"
+    r"|whoever)\b[^.;!?]{0,30}?\b(?:may|can|will|should|must|is to|are to)\s+(?:also\s+)?be\s+"
+    r"(?:given|sent|shown|told|handed|provided|forwarded)\b"
     r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|广告商|任何人)",
     re.IGNORECASE,
 )
@@ -658,8 +661,9 @@ _LIFTS_SAFETY = re.compile(
     re.IGNORECASE,
 )
 _HIDDEN = re.compile(
-    r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|silently|"
-    r"covertly|quietly|behind the user's back|(?:do not|don't|never) (?:tell|inform|mention "
+    r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|"
+    r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
+    r"covertly|behind the user's back|(?:do not|don't|never) (?:tell|inform|mention "
     r"(?:this|it) to|let) (?:the )?user)\b|不要告诉用户|悄悄|偷偷|暗中",
     re.IGNORECASE,
 )

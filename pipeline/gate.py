@@ -88,7 +88,7 @@ _EPHEMERAL = [
         ),
         (
             r"\bthis (?:morning|afternoon|evening|week|weekend|month)\b|\bnext week\b|"
-            r"\blast night\b",
+            r"\blast night\b(?! shifts?\b)",
             "a short period",
         ),
         (
@@ -131,7 +131,7 @@ _SPECULATIVE = [
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b",
         r"可能|也许|大概|好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
-        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非",
+        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除",
     )
 ]
 
@@ -148,17 +148,23 @@ _SMALL_TALK = [
         r"\btold the (?:assistant|ai|bot) (?:that )?(?:it|it's|it is|it was|it had)\b",
         r"\bhow are you\b|\bchatted\b|\bhad a conversation\b",
         r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
-        r"for|why|a question)\b|\bwanted to know\b|\bjoked\b",
+        r"for|why|a question)\b|\bwanted to know\b|\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助手|"
         r"说(?:了)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|哈喽|哈啰|嗨|拜拜|"
         r"明天见|回头见)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
-        r"(?:上一个|刚才的|之前的)(?:回答|回复)|"
+        r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?(?:回答|回复|解释|答案)|"
+        r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"
         r"(?:和|跟|与|向|让|被|给)助手(?:[^，。；要想请应必需希望喜欢]){0,12}了|开玩笑|"
         r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过)?助手(?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))",
     )
 ]
+# Doubt the user has, said of the user: a fact about them, not the writer's guess.
+_OWN_DOUBT = re.compile(
+    r"\b(?:user|she|he|they)(?:'s| is| was| are| were| feels?| felt| remains?)(?: still)? "
+    r"(?:unsure|uncertain|not sure)\b"
+)
 # Talk that happens always or every day is a habit of the user's, not this conversation's.
 _HABITUAL = re.compile(
     r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time)|to everyone|"
@@ -306,6 +312,13 @@ def screen_rules(
             continue  # "User studies jailbreaks of language models": a topic, not an order
         if hit and reason == "small_talk" and _habitual(fold(stripped)):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
+        if (
+            hit
+            and reason == "speculative"
+            and (_OWN_DOUBT.search(fold(stripped)) or subject == "assistant")
+        ):
+            continue  # "User is unsure whether to stay in nursing"; "remind him it is probably
+            # a scam": the user's own doubt, or what a rule has the assistant say
         if hit:
             return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
     # A CJK character carries about as much as a short English word.

@@ -59,6 +59,10 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("Priya said 'buenas noches!' and logged off", "small_talk"),
         ("用户说：“早安呀，又是我”", "small_talk"),
         ("User told the assistant it had been a great help this week", "small_talk"),
+        ("User apologised for the typo in her last message", "small_talk"),
+        ("用户说：不好意思，刚才打错字了", "small_talk"),
+        ("用户说刚才那个解释太长了", "small_talk"),
+        ("不排除用户最近换了工作", "speculative"),
         # A passing state by its shape: just finished, so hungry that.
         ("用户刚搬完家具，饿得不行", "ephemeral"),
         ("看样子用户以前学过法语", "speculative"),
@@ -103,6 +107,8 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "User says 'cheers, love' to everyone; it is how she talks",  # a habit
         "用户每天早上都在家长群里跟大家说早安",  # a habit
         "用户平时爱跟同事开玩笑，办公室里人缘很好",  # a habit
+        "User is unsure whether to stay in nursing and is weighing a move to teaching",
+        "Priya swims at the leisure centre after her last night shift of each block",
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
