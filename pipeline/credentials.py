@@ -236,7 +236,8 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数"
+        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|"
+        "身分证(?:字号|号码?)?|统一编号"
     ).split("|")
 )
 
@@ -2297,11 +2298,13 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 # to 'name of your first pet'", the answer when a bank or a login "asks 'name of your first
 # pet'", a maiden name said of a login or its recovery, "密保答案", "安全提问「第一所小学」
 # 答案是…".
+# A quoted question, whose apostrophes inside words ("first pet's name") do not close it.
+_QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
 _SECURITY_ANSWER_SOURCE = (
     r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
     r"(?:[\w'’\"“”‘-]+ ){0,5}?(?:security|secret|verification) questions?\b"
-    r"|\banswers? to [\"'“‘][^\"'”’\n]{3,60}[\"'”’](?=[^.;\n]*\b(?:recovery|security|"
+    r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
     r"|\b(?:bank|account|app|site|portal|log-?in|sign-?in|security|verification|recovery"
     r"|reset)\b[^.;\n]{0,40}?\b(?:asks?|asked|prompts?)(?: for)? [\"'“‘][^\"'”’\n]{3,60}"
@@ -2309,8 +2312,9 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
     r"reset)\b)"
     r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"
-    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answer(?:ed|s)(?: with| as)?"
-    r"|called|named)\b"
+    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answers? to [\"'“‘]"
+    + _QUESTION
+    + r"|answer(?:ed|s)(?: with| as)?|called|named)\b"
     r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
 )
 # A noun that ends in its own link ("… set the answer to", "… security question, the first

@@ -494,7 +494,8 @@ _DIRECTED = re.compile(
     rf"(?:the |this |its |that )?(?:{_ASSISTANT})\b"
     rf"|\b(?:wants?|prefers?|asks? for|expects?|requires?|likes?)\s+(?:\w+\s+){{0,2}}?"
     rf"(?:replies|answers|responses|summaries|explanations|output|messages)\b"
-    rf"|助手|人工智能|机器人|以后(?:每次|所有|的)?(?:回答|回复)|每次(?:回答|回复)|所有(?:回答|回复)|"
+    rf"|助手|人工智能|(?<!客服)(?<!聊天)(?<!扫地)(?<!群)(?<!的)机器人"
+    rf"|以后(?:每次|所有|的)?(?:回答|回复)|每次(?:回答|回复)|所有(?:回答|回复)|"
     rf"(?:回答|回复)(?:时|中|里|末尾|结尾|开头)|你(?:必须|应该|要|需要|可以|将)",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -849,11 +850,11 @@ def supported_by(
 # 都附上资料来源链接") shares few characters with the request, and no embedding here reads
 # Chinese. The request's shape stands in for its meaning: the user's own message (not
 # content handed over to be read, `asked.py`), of a request's length, that sets a standing
-# scope ("以后", "每次", "凡是", "一律", "都"). On the parts from heldout16 to heldout33, 5
+# scope ("以后", "每次", "凡是", "一律", "都", "别再"). On the parts from heldout16 to heldout33, 5
 # of the 7 Chinese rules users asked for in fewer than a fifth of the rule's characters
 # have such a turn, and none of the 168 planted Chinese rules do.
 _STANDING_ZH = re.compile(
-    r"以后|今后|往后|从现在起|每次|每回|凡是|任何|一律|总是|永远|始终|一直|都"
+    r"以后|今后|往后|从现在起|每次|每回|凡是|任何|一律|总是|永远|始终|一直|都|不要再|别再|不许再"
 )
 
 

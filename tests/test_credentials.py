@@ -892,6 +892,13 @@ PROBED_SECRETS = [
         "marble otter sings loudly",
     ),
     ("The office network is OakNet and the key is Plover-Dune-4410.", "Plover-Dune-4410"),
+    # A quoted question with an apostrophe in it; Taiwan's id and business numbers.
+    (
+        "For the bank's security question, her answer to 'first pet's name' is Biscuit-the-ferret.",
+        "Biscuit-the-ferret",
+    ),
+    ("用户的身分证字号是 A123456789，报名要用。", "A123456789"),
+    ("工作室的统一编号是 12345675。", "12345675"),
 ]
 
 
@@ -1011,6 +1018,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "The wifi name is Harbour and the key is on the fridge.",
         "The key to good wifi is placing the router up high.",
         "User's network is mostly old colleagues and the key is staying in touch.",
+        "用户公司的统一编号还没申请下来。",
+        "用户的身分证快过期了，要去户政事务所换。",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:

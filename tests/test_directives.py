@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from pipeline.asked import speaks_for_user
-from pipeline.directives import asked_in_other_words, find_ai_address, find_injection
+from pipeline.directives import (
+    asked_in_other_words,
+    find_ai_address,
+    find_injection,
+    is_assistant_rule,
+)
 from pipeline.gate import gate
 from pipeline.judge import Judge
 from pipeline.models import CandidateIn, Policy
@@ -332,6 +337,7 @@ def test_a_rule_asked_for_in_other_words_is_told_from_one_planted_in_a_page() ->
         ("以后回答我的问题，把出处放最后", True),
         ("今天跑了十公里，晚点再聊", False),  # the user's own words, but no request
         ("帮我总结一下这篇文章，每次都写得好长", False),  # content handed over
+        ("拜托以后都附上出处", True),
     ],
 )
 def test_a_chinese_rule_in_other_words_needs_a_standing_request(
@@ -571,3 +577,23 @@ def test_data_given_to_a_party_and_hidden_acts(text: str, planted: bool) -> None
     """A party that "may be given" the user's data receives it as surely as one it is
     sent to; waiting quietly hides nothing from the user."""
     assert (find_injection(text, subject="assistant") is not None) is planted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用户在工作中负责撰写客服机器人的系统提示词。",
+        "用户家的扫地机器人每天上午十点自动打扫。",
+    ],
+)
+def test_a_bot_of_the_users_is_not_the_assistant(text: str) -> None:
+    """A customer-service bot the user writes prompts for, a robot vacuum: facts about the
+    user, not rules for the assistant."""
+    assert not is_assistant_rule(text)
+    assert find_injection(text) is None
+
+
+def test_a_chinese_request_to_stop_is_a_standing_request() -> None:
+    """ "Stop putting emoji in" (不要再) asks for a lasting rule in other words."""
+    rule = "用户希望助手回答时不要用表情符号。"
+    assert find_injection(rule, subject="assistant", user_text="拜托不要再放 emoji 了") is None
