@@ -237,7 +237,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|"
-        "身分证(?:字号|号码?)?|统一编号"
+        "身分证(?:字号|号码?)?|统一编号|通关密语|密语"
     ).split("|")
 )
 
@@ -1900,6 +1900,8 @@ def _is_known_word(value: str) -> bool:
     if lowered in vocabulary:
         return True
     stems = {lowered[: -len(s)] for s in _SUFFIXES if lowered.endswith(s)}
+    # A doubled consonant before the suffix is the stem's last letter: "flagged", "planned".
+    stems |= {stem[:-1] for stem in stems if len(stem) > 3 and stem[-1] == stem[-2] not in "aeiou"}
     return any(stem + end in vocabulary for stem in stems if len(stem) >= 3 for end in _ENDINGS)
 
 

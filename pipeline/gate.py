@@ -110,7 +110,7 @@ _EPHEMERAL = [
         (
             r"(?:很|有点儿?|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
-            r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼)得|"
+            r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒)得|"
             r"在等|等着|堵车|堵在|路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|锁在.{0,4}里",
             "a passing state",
@@ -129,7 +129,8 @@ _SPECULATIVE = [
         r"\bseems?\b|\bseemed\b|\bappears? to\b|\bi (?:think|guess|suppose|assume)\b",
         r"\bnot sure\b|\bhard to say\b|\bif i recall\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
-        r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b",
+        r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b|"
+        r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b",
         r"可能|也许|大概|好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除",
     )
@@ -144,7 +145,8 @@ _SMALL_TALK = [
         r"\b(?:said|says|told the (?:assistant|ai|bot)|wished(?: the (?:assistant|ai|bot))?)"
         r"[\s:,]*[\"'“‘]\s*(?:hello|hi|hey|hiya|yo|morning|evening|good ?(?:night|morning|evening|"
         r"bye)|bye|see ya|cheers|thanks|thank you|ta|hola|buenas|buenos|bonjour|bonsoir|salut|"
-        r"ciao|hallo|guten|namaste|salaam|konnichiwa|ni ?hao)\b|"
+        r"ciao|hallo|guten|namaste|salaam|konnichiwa|ni ?hao|obrigad[oa]|gracias|merci|danke|"
+        r"grazie|boa|bom dia|buona|adi[oó]s|tsch[uü]ss|arigato|shukran|xie ?xie)\b|"
         r"\btold the (?:assistant|ai|bot) (?:that )?(?:it|it's|it is|it was|it had)\b",
         r"\bhow are you\b|\bchatted\b|\bhad a conversation\b",
         r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
@@ -308,7 +310,7 @@ def screen_rules(
         (_EPHEMERAL, "ephemeral"),
     ):
         hit = _first_match(stripped, screen)
-        if hit and hit[1] == _ABOUT_PROMPTS and not names_assistant(stripped, subject):
+        if hit and hit[1] == _ABOUT_PROMPTS and not is_assistant_rule(stripped, subject):
             continue  # "User studies jailbreaks of language models": a topic, not an order
         if hit and reason == "small_talk" and _habitual(fold(stripped)):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit

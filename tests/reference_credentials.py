@@ -130,7 +130,7 @@ _SENSITIVE_NOUN = re.compile(
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
     r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|身分证(?:字号|号码?)?|统一编号",
+    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|身分证(?:字号|号码?)?|统一编号|通关密语|密语",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -550,6 +550,7 @@ def _is_known_word(value: str) -> bool:
     if lowered in vocabulary:
         return True
     stems = {lowered[: -len(s)] for s in _SUFFIXES if lowered.endswith(s)}
+    stems |= {stem[:-1] for stem in stems if len(stem) > 3 and stem[-1] == stem[-2] not in "aeiou"}
     return any(stem + end in vocabulary for stem in stems if len(stem) >= 3 for end in _ENDINGS)
 
 

@@ -899,6 +899,7 @@ PROBED_SECRETS = [
     ),
     ("用户的身分证字号是 A123456789，报名要用。", "A123456789"),
     ("工作室的统一编号是 12345675。", "12345675"),
+    ("接孩子时要报的通关密语是「绿色海豚」。", "绿色海豚"),
 ]
 
 
@@ -1019,6 +1020,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "The key to good wifi is placing the router up high.",
         "User's network is mostly old colleagues and the key is staying in touch.",
         "用户公司的统一编号还没申请下来。",
+        "User wants emails that ask for passwords flagged as likely phishing.",
+        "User's old passwords planned for rotation are listed in the vault.",
         "用户的身分证快过期了，要去户政事务所换。",
     ],
 )

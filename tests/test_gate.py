@@ -63,6 +63,9 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("用户说：不好意思，刚才打错字了", "small_talk"),
         ("用户说刚才那个解释太长了", "small_talk"),
         ("不排除用户最近换了工作", "speculative"),
+        ("There's a good chance the user is a nurse", "speculative"),
+        ("Ines said 'obrigada, boa noite' and logged off", "small_talk"),
+        ("用户的脚踝肿得穿不上鞋", "ephemeral"),
         # A passing state by its shape: just finished, so hungry that.
         ("用户刚搬完家具，饿得不行", "ephemeral"),
         ("看样子用户以前学过法语", "speculative"),
@@ -102,6 +105,7 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户养了一只鹦鹉，名字叫'也许'",  # Chinese has no apostrophes: a quote
         "用户希望助手遇到疑似钓鱼的链接时明确提醒",  # "suspected phishing" hedges nothing
         "User is a security researcher who studies jailbreaks of language models",  # a topic
+        "User studies AI safety and reads jailbreak papers for a thesis",  # "AI" is no order
         "用户刚搬到杭州，在一家设计公司上班",  # just moved: where the user lives now
         "用户让助手以后每次回答都先给结论",  # a standing request, not talk
         "User says 'cheers, love' to everyone; it is how she talks",  # a habit
