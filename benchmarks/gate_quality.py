@@ -60,7 +60,13 @@ over committee accounts, a football club, a solar inverter, tenant spreadsheets,
 lists, courses, exchanges and tax filing, in login lists, QR texts, exports, git remotes
 and support chats) and `heldout41` (300, 34% Chinese, every class, from assistants for a
 wedding planner, a refugee settling in, an amateur astronomer, a teenager revising, a
-restaurant owner and a person with a chronic illness) were written by
+restaurant owner and a person with a chronic illness), `heldout42` (200, 38% Chinese, all
+of it in Traditional characters, the same classes as heldout17, leaked over a late
+father's accounts, a clinic's bookings, camera recorders, car sales, website moves,
+parcel lockers and pensions, in voice memos, sticky notes, Slack threads, crontab lines
+and connection strings) and `heldout43` (300, 30% Chinese, every class, from assistants
+for a beekeeper, a night guard, a rescue dog's trainer, a choir conductor, an admissions
+officer and a carer of twins) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -178,7 +184,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
