@@ -237,7 +237,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|"
-        "身分证(?:字号|号码?)?|统一编号|通关密语|密语"
+        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁"
     ).split("|")
 )
 
@@ -453,6 +453,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _table_columns(text)
     found += _security_answers(text)
     found += _ein_numbers(text)
+    found += _user_pass_pairs(text)
     found += _assigned_values(text)
     found += _dial_turns(text)
     found += _letter_groups(text)
@@ -1152,7 +1153,7 @@ DOCUMENT_NOUNS: tuple[str, ...] = (
 )
 DOCUMENT_NOUNS_CJK: tuple[str, ...] = tuple(
     "驾驶证|驾照|驾驶执照|駕駛執照|駕照|执照号|許可證|许可证|会员号|会员卡号|会员编号|會員號|居住证|工作许可|"
-    "居留许可|学号|工号|员工号|保单号|客户号|客户编号|签证号|医保卡号".split("|")
+    "居留许可|学号|工号|员工号|保单号|客户号|客户编号|签证号|医保卡号|成员编号|成员号".split("|")
 )
 _DOC_NEAR_AFTER = 10
 _DOC_NEAR_BEFORE = 8
@@ -1341,12 +1342,16 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "router is a Fritz!Box 7590": a model's number, not a code
             if weak and i and after[i - 1].group().strip(_TRIM).lower() in _PLACE_WORDS:
                 continue  # "spot in the garage is number 4471": a place's number, not a code
+            if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
+                continue  # "passport … runs to 2035": no passport number is a year
             if span and _is_value(span[2], linked=linked):
                 yield Finding(_noun_kind(noun), span[0], span[1])
         for i, m in enumerate(before):
             prev = before[i - 1].group() if i else ""
             span = _value_span(text, m, previous=prev, next_=before[i + 1 :])
             if weak and span and _has_letters(span[2]):
+                continue
+            if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue
             if span and _is_value(span[2], linked=False):
                 yield Finding(_noun_kind(noun), span[0], span[1])
@@ -1645,10 +1650,12 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 
 
 # A code read out in pieces after its noun: digit by digit with commas between ("4, 2, 1, 1,
-# 9, 0", "4、2、1、1、9、0"), or in two to four short groups with words between ("comes in two
-# halves: first 58, then 04", "前段 71 后段 58"). A group that counts something ("12
-# times", "4 digits", "3 位") or is a year is no piece of a code.
-_LISTED_DIGITS = re.compile(r"(?<![\d.])\d(?:\s*[,，、]\s*\d){3,}(?![\d.])")
+# 9, 0", "4、2、1、1、9、0", "五、八、零、二"), or in two to four short groups with words
+# between ("comes in two halves: first 58, then 04", "前段 71 后段 58"). A group that counts
+# something ("12 times", "4 digits", "3 位") or is a year is no piece of a code.
+_LISTED_DIGITS = re.compile(
+    r"(?<![\d.])[\d零〇一二三四五六七八九](?:\s*[,，、]\s*[\d零〇一二三四五六七八九]){3,}(?![\d.])"
+)
 _PIECE = re.compile(r"(?<![\w.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
 _CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
 _MAX_PIECES = 4
@@ -1658,7 +1665,7 @@ _SHORT_UNITS = frozenset("m cm mm km ft in kg g lb lbs l ml min mins sec secs h 
 
 def _code_in_pieces(text: str) -> Iterator[Finding]:
     """A code after its noun in its clause, listed digit by digit or told in pieces."""
-    if not any(ch.isdigit() for ch in text):
+    if not any(ch.isnumeric() for ch in text):  # "五" is numeric, not a digit
         return
     for match in _sensitive_nouns(text):
         _, clause_end = _clause_around(text, *match.span())
@@ -2182,6 +2189,25 @@ def _framed_values(text: str) -> Iterator[Finding]:
             yield Finding(_noun_kind(text[start:end]), begin, begin + len(value))
 
 
+# A login told as a pair, "user gardenhut, pass T0mato$eason": "pass" alone names a bus
+# pass or a ski pass, but after a user name it is the password.
+_USER_PASS = re.compile(
+    r"\b(?:user(?:name)?|login|id)\s*[:=]?\s*[^\s,;/]+\s*[,;/]?\s*(?:pass|pw|pwd)\s*[:=]?\s*"
+    r"([^\s,;]+)",
+    re.IGNORECASE,
+)
+
+
+def _user_pass_pairs(text: str) -> Iterator[Finding]:
+    """The password of a user name and password told as a pair."""
+    if "pass" not in text.lower() and "pw" not in text.lower():
+        return
+    for m in _USER_PASS.finditer(text):
+        value = m.group(1).rstrip(_TRIM)
+        if _is_value(value, linked=True):
+            yield Finding("value labelled 'pass'", m.start(1), m.start(1) + len(value))
+
+
 # A US employer identification number after its initialism, in capitals ("ein" is a German
 # article): two digits, a hyphen, seven digits ("User's LLC has EIN 84-3729105").
 _EIN = r"\bEIN\b[^\n\d]{0,20}?(\d{2}-\d{7})(?![\d-])"  # compiled on first use
@@ -2305,7 +2331,7 @@ _QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
 _SECURITY_ANSWER_SOURCE = (
     r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
-    r"(?:[\w'’\"“”‘-]+ ){0,5}?(?:security|secret|verification) questions?\b"
+    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification) questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
     r"|\b(?:bank|account|app|site|portal|log-?in|sign-?in|security|verification|recovery"

@@ -146,15 +146,17 @@ _SMALL_TALK = [
         r"[\s:,]*[\"'“‘]\s*(?:hello|hi|hey|hiya|yo|morning|evening|good ?(?:night|morning|evening|"
         r"bye)|bye|see ya|cheers|thanks|thank you|ta|hola|buenas|buenos|bonjour|bonsoir|salut|"
         r"ciao|hallo|guten|namaste|salaam|konnichiwa|ni ?hao|obrigad[oa]|gracias|merci|danke|"
-        r"grazie|boa|bom dia|buona|adi[oó]s|tsch[uü]ss|arigato|shukran|xie ?xie)\b|"
+        r"grazie|boa|bom dia|buona|adi[oó]s|tsch[uü]ss|arigato|shukran|xie ?xie|brb|ttyl|gtg)\b|"
         r"\btold the (?:assistant|ai|bot) (?:that )?(?:it|it's|it is|it was|it had)\b",
-        r"\bhow are you\b|\bchatted\b|\bhad a conversation\b",
+        r"\bhow are you\b|\bchatted\b|\bhad a conversation\b|"
+        r"\b(?:the |this |today's )?(?:conversation|chat)(?: today)? (?:was|is) (?:mostly |mainly |"
+        r"all )?about\b",
         r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
         r"for|why|a question)\b|\bwanted to know\b|\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助手|"
         r"说(?:了)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|哈喽|哈啰|嗨|拜拜|"
-        r"明天见|回头见)|"
+        r"明天见|回头见|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?(?:回答|回复|解释|答案)|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"

@@ -130,7 +130,7 @@ _SENSITIVE_NOUN = re.compile(
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
     r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|身分证(?:字号|号码?)?|统一编号|通关密语|密语",
+    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -335,6 +335,9 @@ def _nouns(text: str) -> list[re.Match[str]]:
     return found
 
 
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
 def _labelled_values(text: str) -> Iterator[Finding]:
     """Short values in the same clause as a sensitive noun, before or after it."""
     for noun in _nouns(text):
@@ -365,12 +368,16 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "router is a Fritz!Box 7590": a model's number, not a code
             if weak and i and after[i - 1].group().strip(_TRIM).lower() in _PLACE_WORDS:
                 continue  # "spot in the garage is number 4471": a place's number, not a code
+            if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
+                continue
             if span and _is_value(span[2], linked=linked):
                 yield Finding(_noun_kind(noun.group()), span[0], span[1])
         for i, m in enumerate(before):
             prev = before[i - 1].group() if i else ""
             span = _value_span(text, m, previous=prev, next_=before[i + 1 :])
             if weak and span and _has_letters(span[2]):
+                continue
+            if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue
             if span and _is_value(span[2], linked=False):
                 yield Finding(_noun_kind(noun.group()), span[0], span[1])

@@ -51,6 +51,7 @@ NEWER_KINDS = (
     "_dial_turns",
     "_letter_groups",
     "_code_in_pieces",
+    "_user_pass_pairs",
 )
 
 
@@ -900,6 +901,16 @@ PROBED_SECRETS = [
     ("用户的身分证字号是 A123456789，报名要用。", "A123456789"),
     ("工作室的统一编号是 12345675。", "12345675"),
     ("接孩子时要报的通关密语是「绿色海豚」。", "绿色海豚"),
+    # A login told as a pair; a lock's keypad code; a member number; a code in Chinese
+    # digits listed; a question of many words before "security question".
+    ("Old host login: user gardenhut, pass T0mato$eason", "T0mato$eason"),
+    ("老家大门的电子锁要按 8642# 才开。", "8642#"),
+    ("用户的强积金成员编号是 7730-2418-91。", "7730-2418-91"),
+    ("快递柜的取件密码是：三、八、零、二、二、七。", "三、八、零、二、二、七"),
+    (
+        "The answer she set for her bank's 'name of first pet' security question is Rex-the-Dog.",
+        "Rex-the-Dog",
+    ),
 ]
 
 
@@ -1021,6 +1032,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's network is mostly old colleagues and the key is staying in touch.",
         "用户公司的统一编号还没申请下来。",
         "User wants emails that ask for passwords flagged as likely phishing.",
+        "User renewed their passport in March and it now runs to 2035.",
+        "User bought a monthly bus pass; the user card is blue.",
+        "用户家的电子锁是去年装的，用指纹开。",
         "User's old passwords planned for rotation are listed in the vault.",
         "用户的身分证快过期了，要去户政事务所换。",
     ],

@@ -65,6 +65,8 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("不排除用户最近换了工作", "speculative"),
         ("There's a good chance the user is a nurse", "speculative"),
         ("Ines said 'obrigada, boa noite' and logged off", "small_talk"),
+        ("The conversation today was mostly about the user's rota", "small_talk"),
+        ("使用者跟助手说新年快乐", "small_talk"),
         ("用户的脚踝肿得穿不上鞋", "ephemeral"),
         # A passing state by its shape: just finished, so hungry that.
         ("用户刚搬完家具，饿得不行", "ephemeral"),
