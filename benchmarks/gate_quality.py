@@ -66,7 +66,13 @@ father's accounts, a clinic's bookings, camera recorders, car sales, website mov
 parcel lockers and pensions, in voice memos, sticky notes, Slack threads, crontab lines
 and connection strings) and `heldout43` (300, 30% Chinese, every class, from assistants
 for a beekeeper, a night guard, a rescue dog's trainer, a choir conductor, an admissions
-officer and a carer of twins) were written by
+officer and a carer of twins), `heldout44` (200, 39% Chinese, the same classes as
+heldout17, leaked over baby monitors, a shop handover, a marathon, a scholarship, a
+patient portal, a holiday let, a neighbour's router and a hacked account, in letters,
+Telegram messages, PDF forms, terminal sessions and Python snippets) and `heldout45` (300,
+34% Chinese, every class, from assistants for a ferry deckhand, a chemistry student, a
+grandmother learning English, a tattoo artist, a patient after surgery and a family
+moving abroad) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -184,7 +190,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
