@@ -179,7 +179,8 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "cvc",
     "cvv2",
     "security numbers?",
-    "tax (?:id|number)",
+    "tax (?:id|number|reference(?: number)?)",
+    "utr",
     "puk(?: ?codes?)?",
     "combos?",
     *(
@@ -1851,6 +1852,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
     """Whether a token looks like a secret value rather than a word or a quantity."""
     if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value) or value.lower() in _ALGORITHMS:
         return False
+    if re.fullmatch(r"@[A-Za-z0-9_.]{2,30}", value):
+        return False  # "@kai.irezumi": a public handle, not a secret
     if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
         return True  # a dial lock's combination, "3-3-9"
     digits = sum(ch.isdigit() for ch in value)
@@ -1906,6 +1909,8 @@ def _is_known_word(value: str) -> bool:
     vocabulary = _vocabulary()
     if lowered in vocabulary:
         return True
+    if any(lowered + end in vocabulary for end in ("d", "s", "ed")):
+        return True  # "expire" through "expired"
     stems = {lowered[: -len(s)] for s in _SUFFIXES if lowered.endswith(s)}
     # A doubled consonant before the suffix is the stem's last letter: "flagged", "planned".
     stems |= {stem[:-1] for stem in stems if len(stem) > 3 and stem[-1] == stem[-2] not in "aeiou"}

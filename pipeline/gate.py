@@ -110,8 +110,8 @@ _EPHEMERAL = [
         (
             r"(?:很|有点儿?|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
-            r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒)得|"
-            r"在等|等着|堵车|堵在|路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
+            r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
+            r"在等|等着|堵车|堵在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|锁在.{0,4}里",
             "a passing state",
         ),
@@ -130,7 +130,8 @@ _SPECULATIVE = [
         r"\bnot sure\b|\bhard to say\b|\bif i recall\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b|"
-        r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b",
+        r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
+        r"\bit(?:'s| is) possible\b",
         r"可能|也许|大概|好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除",
     )
@@ -139,7 +140,7 @@ _SPECULATIVE = [
 _SMALL_TALK = [
     (re.compile(p), "small talk")
     for p in (
-        r"\b(?:greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)|thanked|"
+        r"\b(?:(?<!be )greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)|thanked|"
         r"says? (?:hello|hi|hey))\b",
         # A greeting quoted, in any language; praise of the assistant itself.
         r"\b(?:said|says|told the (?:assistant|ai|bot)|wished(?: the (?:assistant|ai|bot))?)"
@@ -152,11 +153,12 @@ _SMALL_TALK = [
         r"\b(?:the |this |today's )?(?:conversation|chat)(?: today)? (?:was|is) (?:mostly |mainly |"
         r"all )?about\b",
         r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
-        r"for|why|a question)\b|\bwanted to know\b|\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
+        r"for(?! (?:this|that|it)\b)|why|a question)\b|\bwanted to know\b|\bjoked\b|"
+        r"\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助手|"
         r"说(?:了)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|哈喽|哈啰|嗨|拜拜|"
-        r"明天见|回头见|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|"
+        r"明天见|回头见|掰掰|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|抱歉(?:自己|地)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?(?:回答|回复|解释|答案)|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"

@@ -116,7 +116,8 @@ _SENSITIVE_NOUN = re.compile(
     r"pre-?shared keys?|ssn|social security(?: number)?|"
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
     r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
-    r"cvv|cvc|cvv2|security numbers?|tax (?:id|number)|puk(?: ?codes?)?|combos?|"
+    r"cvv|cvc|cvv2|security numbers?|tax (?:id|number|reference(?: number)?)|utr|"
+    r"puk(?: ?codes?)?|combos?|"
     r"(?:nhs|pps|health|insurance|patient|medical|citizen|resident|personal|voter|social insurance|"
     r"national insurance|ni) ?(?:number|no|id)|"
     r"national id|id (?:number|card number)|driver'?s licen[cs]e(?: number)?|"
@@ -501,6 +502,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
     """Whether a token looks like a secret value rather than a word or a quantity."""
     if _ORDINAL.match(value) or _UNIT_SUFFIX.match(value) or value.lower() in _ALGORITHMS:
         return False
+    if re.fullmatch(r"@[A-Za-z0-9_.]{2,30}", value):
+        return False  # "@kai.irezumi": a public handle, not a secret
     if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
         return True  # a dial lock's combination, "3-3-9"
     digits = sum(ch.isdigit() for ch in value)
@@ -556,6 +559,8 @@ def _is_known_word(value: str) -> bool:
     vocabulary = _vocabulary()
     if lowered in vocabulary:
         return True
+    if any(lowered + end in vocabulary for end in ("d", "s", "ed")):
+        return True  # "expire" through "expired"
     stems = {lowered[: -len(s)] for s in _SUFFIXES if lowered.endswith(s)}
     stems |= {stem[:-1] for stem in stems if len(stem) > 3 and stem[-1] == stem[-2] not in "aeiou"}
     return any(stem + end in vocabulary for stem in stems if len(stem) >= 3 for end in _ENDINGS)

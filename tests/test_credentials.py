@@ -907,6 +907,7 @@ PROBED_SECRETS = [
     ("老家大门的电子锁要按 8642# 才开。", "8642#"),
     ("用户的强积金成员编号是 7730-2418-91。", "7730-2418-91"),
     ("快递柜的取件密码是：三、八、零、二、二、七。", "三、八、零、二、二、七"),
+    ("User's tax reference (UTR) is 48213 90576.", "48213 90576"),
     (
         "The answer she set for her bank's 'name of first pet' security question is Rex-the-Dog.",
         "Rex-the-Dog",
@@ -1033,6 +1034,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户公司的统一编号还没申请下来。",
         "User wants emails that ask for passwords flagged as likely phishing.",
         "User renewed their passport in March and it now runs to 2035.",
+        "The twins' passports expire in 2026, before the move.",
+        "用户工作室的 IG 账号是 @kai.irezumi，用来放作品集。",
         "User bought a monthly bus pass; the user card is blue.",
         "用户家的电子锁是去年装的，用指纹开。",
         "User's old passwords planned for rotation are listed in the vault.",

@@ -67,6 +67,8 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("Ines said 'obrigada, boa noite' and logged off", "small_talk"),
         ("The conversation today was mostly about the user's rota", "small_talk"),
         ("使用者跟助手说新年快乐", "small_talk"),
+        ("It's possible the user runs a small shop", "speculative"),
+        ("用户那边正在下大雨", "ephemeral"),
         ("用户的脚踝肿得穿不上鞋", "ephemeral"),
         # A passing state by its shape: just finished, so hungry that.
         ("用户刚搬完家具，饿得不行", "ephemeral"),
@@ -108,6 +110,9 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户希望助手遇到疑似钓鱼的链接时明确提醒",  # "suspected phishing" hedges nothing
         "User is a security researcher who studies jailbreaks of language models",  # a topic
         "User studies AI safety and reads jailbreak papers for a thesis",  # "AI" is no order
+        "User likes to be greeted with 'Bom dia' at the start of a conversation",
+        "Give wind speeds in Beaufort, not km/h; the user asked for that explicitly",
+        "用户的健保卡上周弄丢了，已经在网路上申请补发",  # online, not on the road
         "用户刚搬到杭州，在一家设计公司上班",  # just moved: where the user lives now
         "用户让助手以后每次回答都先给结论",  # a standing request, not talk
         "User says 'cheers, love' to everyone; it is how she talks",  # a habit
