@@ -1654,8 +1654,9 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 # 9, 0", "4、2、1、1、9、0", "五、八、零、二"), or in two to four short groups with words
 # between ("comes in two halves: first 58, then 04", "前段 71 后段 58"). A group that counts
 # something ("12 times", "4 digits", "3 位") or is a year is no piece of a code.
+_CN_DIGIT = "[零〇一二三四五六七八九]"
 _LISTED_DIGITS = re.compile(
-    r"(?<![\d.])[\d零〇一二三四五六七八九](?:\s*[,，、]\s*[\d零〇一二三四五六七八九]){3,}(?![\d.])"
+    rf"(?<![\d.])(?:\d|{_CN_DIGIT})(?:\s*[,，、]\s*(?:\d|{_CN_DIGIT})){{3,}}(?![\d.])"
 )
 _PIECE = re.compile(r"(?<![\w.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
 _CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
@@ -1707,9 +1708,7 @@ def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
 # Chinese digits ("背面的三位数是六一四").
 _CARD_CODE_NOUNS = frozenset("cvv cvc cvv2 安全码 安全碼".split())
 _CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼", "三码", "三位数")
-_SPELLED_CARD_CODE = re.compile(
-    r"\s*(?:是|为|:|：)\s*([零〇一二三四五六七八九]{3,4})(?![零〇一二三四五六七八九])"
-)
+_SPELLED_CARD_CODE = re.compile(rf"\s*(?:是|为|:|：)\s*({_CN_DIGIT}{{3,4}})(?!{_CN_DIGIT})")
 _CARD_WORD = r"\bcards?\b|卡"  # compiled on first use, by `re`'s own cache
 _CARD_CODE = re.compile(r"\d{3,4}")
 
@@ -2205,7 +2204,8 @@ _USER_PASS = re.compile(
 
 def _user_pass_pairs(text: str) -> Iterator[Finding]:
     """The password of a user name and password told as a pair."""
-    if "pass" not in text.lower() and "pw" not in text.lower():
+    lowered = text.lower()
+    if "pass" not in lowered and "pw" not in lowered:
         return
     for m in _USER_PASS.finditer(text):
         value = m.group(1).rstrip(_TRIM)

@@ -201,8 +201,10 @@ class _Screen:
     hidden: tuple[str, ...] = ()  # values the secret model read as secrets, to be hidden
 
 
-def _first_match(text: str, screen: list[tuple[re.Pattern[str], str]]) -> tuple[str, str] | None:
-    folded = fold(text)
+def _first_match(
+    text: str, folded: str, screen: list[tuple[re.Pattern[str], str]]
+) -> tuple[str, str] | None:
+    """The first word of `screen` in `folded` (`fold(text)`) that is the writer's own."""
     # Positions in the folded text are the text's when folding kept its length ("— a grey
     # rescue": a dash is no reason to read "Maybe" as a hedge).
     aligned = len(folded) == len(text)
@@ -307,26 +309,24 @@ def screen_rules(
     # tomorrow") is small talk: the time word dates the talk, not a state of the user. A
     # guess drawn from the talk ("probably vegetarian, since they asked about tofu") is a
     # guess.
+    folded = fold(stripped)
     for screen, reason in (
         (_INJECTION_PHRASES, "injection"),
         (_SPECULATIVE, "speculative"),
         (_SMALL_TALK, "small_talk"),
         (_EPHEMERAL, "ephemeral"),
     ):
-        hit = _first_match(stripped, screen)
-        if hit and hit[1] == _ABOUT_PROMPTS and not is_assistant_rule(stripped, subject):
+        hit = _first_match(stripped, folded, screen)
+        if hit is None:
+            continue
+        if hit[1] == _ABOUT_PROMPTS and not is_assistant_rule(stripped, subject):
             continue  # "User studies jailbreaks of language models": a topic, not an order
-        if hit and reason == "small_talk" and _habitual(fold(stripped)):
+        if reason == "small_talk" and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
-        if (
-            hit
-            and reason == "speculative"
-            and (_OWN_DOUBT.search(fold(stripped)) or subject == "assistant")
-        ):
+        if reason == "speculative" and (_OWN_DOUBT.search(folded) or subject == "assistant"):
             continue  # "User is unsure whether to stay in nursing"; "remind him it is probably
             # a scam": the user's own doubt, or what a rule has the assistant say
-        if hit:
-            return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
+        return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
     # A CJK character carries about as much as a short English word.
     length = len(stripped) + 2 * count_cjk(stripped)
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
