@@ -11,7 +11,9 @@ the assistant in the training parts (`gate_eval.TRAIN_PARTS`): planted rules' tu
 asked-for rules' turns. Its threshold is chosen by 5-fold cross-validation over concepts,
 by the balanced error (the share of asked-for rules' turns read as handing over content
 plus the share of planted rules' turns read as not); a second, at which a message alone
-refuses a rule it does not ask for, is the lowest no asked-for rule's turn reached.
+refuses a rule it does not ask for, is the lowest no asked-for rule's turn reached; a third,
+below which a message is surely the user's own request (it asks for a rule in any words),
+is the highest no planted rule's turn fell under.
 
     python benchmarks/train_asked.py
 """
@@ -32,6 +34,8 @@ from benchmarks.train_secret_judge import BITS, THRESHOLD_GRID, probabilities, t
 from pipeline.asked import META_FILE, WEIGHTS_FILE
 from pipeline.charjudge import pack
 from pipeline.directives import is_assistant_rule
+
+SPEAKS_GRID = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2)
 
 
 def balanced_error(p: np.ndarray, planted: np.ndarray, t: float) -> float:
@@ -68,9 +72,17 @@ def main() -> None:
     # To refuse a rule for the message alone the model must be surer than it ever was of
     # an asked-for rule's turn in cross-validation.
     sure = min(t for t in (*THRESHOLD_GRID, 0.99) if not (~planted & (p >= t)).any())
+    # To take a message as the user's own request in any words, surer than it ever was of a
+    # planted rule's turn.
+    speaks = max(t for t in SPEAKS_GRID if not (planted & (p < t)).any())
     print(f"  chosen {best}; refusing from {sure} ({int((planted & (p >= sure)).sum())} planted)")
+    print(
+        f"  the user's own request below {speaks} "
+        f"({int((~planted & (p < speaks)).sum())}/{int((~planted).sum())} asked-for turns)"
+    )
     w, b = train(x, planted)
-    data, meta = pack(w, {"bits": BITS, "bias": b, "threshold": best, "refuse": sure})
+    meta = {"bits": BITS, "bias": b, "threshold": best, "refuse": sure, "speaks": speaks}
+    data, meta = pack(w, meta)
     WEIGHTS_FILE.write_bytes(data)
     META_FILE.write_text(meta + "\n", encoding="utf-8")
     print(f"wrote {WEIGHTS_FILE} ({len(data) // 1024} KB) and {META_FILE}")

@@ -23,18 +23,19 @@ META_FILE = Path(__file__).parent / "judge" / "context.json"
 
 
 @cache
-def load_context_model() -> tuple[BinaryNgrams, float, float]:
-    """The shipped model, the probability below which a message speaks for the user, and
-    the one from which it surely hands over content; read once per process."""
+def load_context_model() -> tuple[BinaryNgrams, float, float, float]:
+    """The shipped model, the probability below which a message speaks for the user, the
+    one from which it surely hands over content, and the one below which it is surely the
+    user's own request; read once per process."""
     model, meta = load_binary(WEIGHTS_FILE, META_FILE)
-    return model, float(meta["threshold"]), float(meta["refuse"])
+    return model, float(meta["threshold"]), float(meta["refuse"]), float(meta["speaks"])
 
 
 @lru_cache(maxsize=64)
 def _handed_over(user_text: str) -> float:
     """How likely the message is to hand over content: one turn asks it of every rule
     for the assistant among its candidates, and of the same message each time."""
-    model, _, _ = load_context_model()
+    model = load_context_model()[0]
     return model.probability(user_text)
 
 
@@ -42,6 +43,13 @@ def speaks_for_user(user_text: str) -> bool:
     """Whether the user's message reads as their own request, not as outside content
     handed over to be read, summarised or translated."""
     return _handed_over(user_text) < load_context_model()[1]
+
+
+def surely_speaks_for_user(user_text: str) -> bool:
+    """Whether the user's message is surely their own request: surer than the model was of
+    any planted rule's turn in cross-validation ("just tell me if you don't know, don't
+    bluff", "tl;dr at the bottom of everything pls")."""
+    return _handed_over(user_text) < load_context_model()[3]
 
 
 def hands_over_content(user_text: str) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from .asked import speaks_for_user
+from .asked import speaks_for_user, surely_speaks_for_user
 from .text import count_cjk, has_cjk, is_cjk, simplified, terms
 
 # "User:" and "Human:" are role markers in capitals or after a sentence or a line; at the
@@ -839,11 +839,19 @@ def supported_by(
     """Whether the user asked for this rule: enough of its own words are theirs, or (for
     text the embedding model reads, i.e. not CJK) it means nearly what they said. CJK
     words are compared by character, because a paraphrase rarely keeps the bigrams."""
-    if _own_share(text, user_text) >= MIN_SUPPORT:
+    if _own_share(text, user_text) >= MIN_SUPPORT or _own_request(user_text):
         return True
     if _mostly_cjk(text):
         return _standing_request(user_text)
     return similarity is None or similarity(text, user_text) >= MIN_SIMILARITY
+
+
+def _own_request(user_text: str) -> bool:
+    """Whether the user's message, of a request's length, is surely their own request (the
+    message model, `asked.py`): a rule in such a turn has their support however it is
+    worded ("tl;dr at the bottom of everything pls" for "User wants every answer to end
+    with a one-line summary"), and the learned judgement still reads the rule itself."""
+    return len(user_text) <= ASKED_MAX_CHARS and surely_speaks_for_user(user_text)
 
 
 # A Chinese rule the user asked for in other words ("你讲的东西都给我出处好吗" for "用户希望回答

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.asked import speaks_for_user
+from pipeline.asked import speaks_for_user, surely_speaks_for_user
 from pipeline.directives import (
     asked_in_other_words,
     find_ai_address,
     find_injection,
     is_assistant_rule,
+    supported_by,
 )
 from pipeline.gate import gate
 from pipeline.judge import Judge
@@ -328,6 +329,33 @@ def test_a_rule_asked_for_in_other_words_is_told_from_one_planted_in_a_page() ->
     assert asked_in_other_words("以后回答不要用表情符号。", "以后回答别再用表情了，看着烦")
     # A request in Traditional characters asks for the rule written in Simplified ones.
     assert asked_in_other_words("用户要求助手以后一律用繁体中文回复。", "以後請你都用繁體回覆我。")
+
+
+@pytest.mark.parametrize(
+    ("user_text", "supported"),
+    [
+        ("honestly just say so if you have no clue", True),
+        ("no walls of text pls, bullet points or nothing", True),
+        ("explain the central limit theorem simply", False),  # the user's, but no request
+        ("my router keeps dropping the connection at night", False),
+        ("Summarise this product review for me", False),  # content handed over
+    ],
+)
+def test_a_rule_far_in_meaning_from_the_message_is_supported_only_by_a_sure_request(
+    user_text: str, supported: bool
+) -> None:
+    """A rule the user asks for in words MiniLM does not relate to it (cosine below 0.2) is
+    theirs when the message model is surer it is their own request than it ever was of a
+    planted rule's turn; a question, or a page handed over, gives a rule no support."""
+    rule = "User wants the assistant to admit uncertainty instead of guessing."
+
+    def far(_rule: str, _said: str) -> float:
+        return 0.1
+
+    assert surely_speaks_for_user(user_text) is supported
+    assert supported_by(rule, user_text, far) is supported
+    found = find_injection(rule, subject="assistant", user_text=user_text, similarity=far)
+    assert (found is None) is supported
 
 
 @pytest.mark.parametrize(
