@@ -237,7 +237,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|"
+        "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
         "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁"
     ).split("|")
 )
@@ -434,6 +434,26 @@ _FULLWIDTH = {
 def _find_secrets(text: str) -> tuple[Finding, ...]:
     if not text.isascii():
         text = simplified(text.translate(_FULLWIDTH))
+    found = _findings(text)
+    # An aside between a noun and its value ("User's PIN — the one for the debit card — is
+    # 4471", a Chinese one in fullwidth brackets) is read past: the text is read again with
+    # each aside blanked out, position for position.
+    plain = _ASIDE.sub(lambda m: " " * len(m.group()), text)
+    if plain != text:
+        found += _findings(plain)
+    return tuple(_merge(found))
+
+
+# An aside: a few words between a pair of dashes or in brackets, on one line ("(prompt+
+# completion)", one word, is a label's own part).
+_ASIDE = re.compile(
+    r"(?<=\S)\s+(?:—|–|--)\s[^—–\n]{1,120}?\s(?:—|–|--)(?=\s)"
+    r"|\s*——[^—\n]{1,60}?——"
+    r"|\s*[(（](?=[^()（）\n]{1,120}[)）])[^()（）\n]*?(?:\s|[\u3400-\u9fff])[^()（）\n]*?[)）]"
+)
+
+
+def _findings(text: str) -> list[Finding]:
     found: list[Finding] = []
     found += _provider_keys(text)
     found += _url_secrets(text)
@@ -459,7 +479,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     found += _dial_turns(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
-    return tuple(_merge(found))
+    return found
 
 
 def find_secret(text: str) -> str | None:
@@ -1702,14 +1722,29 @@ def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
 
 
 # A card's security code is three digits (four on some cards): shorter than any other code.
-# "安全码" is the card's code in Chinese; "security code", "三码" and "三位数" ("the three
-# digits") are one when a card is named in its clause (otherwise "security code" opens an
-# alarm or a door, with four digits or more). A Chinese noun's code may be spelled in
-# Chinese digits ("背面的三位数是六一四").
+# "安全码" is the card's code in Chinese; "security code", "digits on the back", "三码",
+# "三位数" and "三个数字" ("the three digits") are one when a card is named in its clause
+# (otherwise "security code" opens an alarm or a door, with four digits or more). A Chinese
+# noun's code may be spelled in Chinese digits, one by one or listed ("背面的三位数是六一四",
+# "三个数字是 九、一、六").
 _CARD_CODE_NOUNS = frozenset("cvv cvc cvv2 安全码 安全碼".split())
-_CARD_CODE_STEMS = ("cv", "security code", "安全码", "安全碼", "三码", "三位数")
-_SPELLED_CARD_CODE = re.compile(rf"\s*(?:是|为|:|：)\s*({_CN_DIGIT}{{3,4}})(?!{_CN_DIGIT})")
-_CARD_WORD = r"\bcards?\b|卡"  # compiled on first use, by `re`'s own cache
+_CARD_CODE_STEMS = (
+    "cv",
+    "security code",
+    "digits on the back",
+    "安全码",
+    "安全碼",
+    "三码",
+    "三位数",
+    "三个数字",
+    "三位数字",
+)
+_SPELLED_CARD_CODE = re.compile(
+    rf"\s*(?:是|为|:|：)\s*({_CN_DIGIT}(?:\s*[、,，]?\s*{_CN_DIGIT}){{2,3}})(?!\s*[、,，]?\s*{_CN_DIGIT})"
+)
+_BACK_OF_CARD = re.compile(r"\bdigits on the back\b")
+# Compiled on first use, by `re`'s own cache.
+_CARD_WORD = r"\b(?:cards?|visa|mastercard|amex|discover)\b|卡"
 _CARD_CODE = re.compile(r"\d{3,4}")
 
 
@@ -1731,11 +1766,11 @@ def _card_codes(text: str) -> Iterator[Finding]:
     lowered = text.lower()
     if not any(stem in lowered for stem in _CARD_CODE_STEMS):
         return
-    for match in _sensitive_nouns(text):
+    for match in (*_sensitive_nouns(text), *_BACK_OF_CARD.finditer(lowered)):
         noun = match.group().lower()
         clause_start, clause_end = _clause_around(text, *match.span())
         if noun not in _CARD_CODE_NOUNS and not (
-            noun.startswith(("security code", "三码", "三位数"))
+            noun.startswith(_CARD_CODE_STEMS[1:])
             and re.search(_CARD_WORD, text[clause_start:clause_end], re.IGNORECASE)
         ):
             continue
@@ -2330,11 +2365,15 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 # "memorable word", "the answer to the bank's 'first pet' security question", "the answer
 # to 'name of your first pet'", the answer when a bank or a login "asks 'name of your first
 # pet'", a maiden name said of a login or its recovery, "密保答案", "安全提问「第一所小学」
-# 答案是…".
+# 答案是…", the answer a security question was set to ("set the security question answer to
+# 'Captain Waffles'").
 # A quoted question, whose apostrophes inside words ("first pet's name") do not close it.
 _QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
 _SECURITY_ANSWER_SOURCE = (
-    r"\b(?:security|secret|memorable|recovery) (?:answers?|words?)\b"
+    r"\b(?:set|changed|updated|reset|made)\b[^.;\n]{0,40}?\b(?:security|secret|memorable|"
+    r"verification) (?:questions?(?:['’]s)? )?answers?(?:\s+(?:for|on|at)(?: [\w'’.-]+){1,3}?)?"
+    r"\s+(?:to|as)"
+    r"|\b(?:security|secret|memorable|recovery) (?:questions?(?:['’]s)? )?(?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
     r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification) questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"

@@ -131,7 +131,7 @@ _SENSITIVE_NOUN = re.compile(
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
     r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁",
+    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -191,6 +191,22 @@ def find_secrets(text: str) -> list[Finding]:
         for ch in text
     )
     text = simplified(text)  # Traditional Chinese as Simplified, one character for one
+    found = _findings(text)
+    # Read again with each aside (words between paired dashes, or in brackets) blanked out.
+    plain = _ASIDE.sub(lambda m: " " * len(m.group()), text)
+    if plain != text:
+        found += _findings(plain)
+    return _merge(found)
+
+
+_ASIDE = re.compile(
+    r"(?<=\S)\s+(?:—|–|--)\s[^—–\n]{1,120}?\s(?:—|–|--)(?=\s)"
+    r"|\s*——[^—\n]{1,60}?——"
+    r"|\s*[(（](?=[^()（）\n]{1,120}[)）])[^()（）\n]*?(?:\s|[\u3400-\u9fff])[^()（）\n]*?[)）]"
+)
+
+
+def _findings(text: str) -> list[Finding]:
     found: list[Finding] = []
     for kind, pattern in _PROVIDER_KEYS:
         found += [Finding(kind, m.start(), m.end()) for m in pattern.finditer(text)]
@@ -199,7 +215,7 @@ def find_secrets(text: str) -> list[Finding]:
     found += _recovery_phrases(text)
     found += _labelled_values(text)
     found += _random_tokens(text)
-    return _merge(found)
+    return found
 
 
 def find_secret(text: str) -> str | None:
