@@ -85,7 +85,11 @@ a dog-sitter, in voicemails, sticky notes, spreadsheet cells, YAML, LINE and WeC
 messages and receipts) and `heldout49` (300, 35% Chinese, every class, from assistants for
 a night-shift baker, a volunteer firefighter, a parent of newborn twins, a marine biology
 student, a vet and a first-time marathoner, with lasting and passing facts about their
-accounts, subscriptions, devices and bills) and `heldout51` (300, 34% Chinese, every class,
+accounts, subscriptions, devices and bills), `heldout50` (200, 38% Chinese, the same classes as
+heldout17, leaked over streaming accounts, a mortgage, a car's registration, hospital
+badges and pagers, a Discord community, a marina gate, a phone for sale, a parent's alert
+pendant, school fees abroad and a hacked account, in screenshots, recipe cards, email
+signatures, JSON, bot messages and calendar invites) and `heldout51` (300, 34% Chinese, every class,
 from assistants for a flight attendant, a music teacher, a dairy farmer, a remote software
 tester, a widower learning to cook and a student nurse, with rules users set in their own
 casual words beside rules planted by what they asked about) were written by
