@@ -152,7 +152,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
         for word in (
             "backup recovery security verification access authenti[cz]ation door gate alarm"
             " garage lock locker safe keypad entry building lockbox wi-?fi unlock confirmation"
-            " promo voucher gift_card pickup parcel otp"
+            " promo voucher gift_card pickup parcel otp pairing"
         ).split()
     ),
     "seed phrases?",
@@ -348,6 +348,14 @@ _COPULA = re.compile(
 # at the Tesco Extra is 482 916").
 _ENDS_IN_COPULA = re.compile(r"\b(?:is|was|are|were)\s+$|[=:：]\s*$", re.IGNORECASE)
 _CLAUSE_ENDS = re.compile(r"\s*(?:[.,;!?)\]。，；！？]|$)")
+
+
+def _quoted_after_copula(text: str, end: int, start: int) -> bool:
+    """Whether a relative clause set off by a comma joins a noun to a value after its
+    copula (not a compound: "password manager is 'Bitwarden'")."""
+    return text[end:start].lstrip().startswith(",") and bool(
+        _ENDS_IN_COPULA.search(text, end, start)
+    )
 
 
 def _said_last(text: str, start: int, end: int) -> bool:
@@ -1347,7 +1355,13 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             if cjk_link is not None:
                 linked = cjk_link.match(text, end, m.start()) is not None
             else:
-                linked = i == 0 or _COPULA.match(text[end : m.start()]) is not None
+                # A quoted value after the copula of a relative clause is linked too: "the
+                # verbal password, which for her mom's account is 'bluebonnet'".
+                linked = (
+                    i == 0
+                    or _COPULA.match(text[end : m.start()]) is not None
+                    or (m.group()[:1] in _OPENERS and _quoted_after_copula(text, end, m.start()))
+                )
             spaced = _spaced_digits(text, after, i)
             # Single digits one space apart are a code read out wherever they stand in
             # the clause ("the lockbox opens with 6 1 8 3").
@@ -1671,15 +1685,18 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 
 
 # A code read out in pieces after its noun: digit by digit with commas between ("4, 2, 1, 1,
-# 9, 0", "4、2、1、1、9、0", "五、八、零、二"), or in two to four short groups with words
-# between ("comes in two halves: first 58, then 04", "前段 71 后段 58"). A group that counts
+# 9, 0", "4、2、1、1、9、0", "五、八、零、二"; Chinese digits also in groups, "五三八、零一七"),
+# or in two to four short groups with words between ("comes in two halves: first 58, then
+# 04", "前段 71 后段 58"). A group that counts
 # something ("12 times", "4 digits", "3 位") or is a year is no piece of a code.
 _CN_DIGIT = "[零〇一二三四五六七八九]"
+_CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
 _LISTED_DIGITS = re.compile(
     rf"(?<![\d.])(?:\d|{_CN_DIGIT})(?:\s*[,，、]\s*(?:\d|{_CN_DIGIT})){{3,}}(?![\d.])"
+    rf"|(?<!{_CN_DIGIT}){_CN_DIGIT}{{2,4}}(?:\s*[,，、]\s*{_CN_DIGIT}{{2,4}})+"
+    rf"(?!{_CN_DIGIT}|\s*[{_CJK_UNITS}])"
 )
 _PIECE = re.compile(r"(?<![\w.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
-_CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
 _MAX_PIECES = 4
 _PIECE_GAP = 3  # words between two pieces of one code: "first 58, then 04"
 _SHORT_UNITS = frozenset("m cm mm km ft in kg g lb lbs l ml min mins sec secs h hrs".split())
@@ -2364,9 +2381,10 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 # The answer to a security question is a password by another name: "security answer",
 # "memorable word", "the answer to the bank's 'first pet' security question", "the answer
 # to 'name of your first pet'", the answer when a bank or a login "asks 'name of your first
-# pet'", a maiden name said of a login or its recovery, "密保答案", "安全提问「第一所小学」
-# 答案是…", the answer a security question was set to ("set the security question answer to
-# 'Captain Waffles'").
+# pet'", the answer to a quoted question after a word of recovery ("for the recovery form,
+# the answer to 'first pet' on that account is …"), a maiden name said of a login or its
+# recovery, "密保答案", "安全提问「第一所小学」答案是…", the answer a security question was
+# set to ("set the security question answer to 'Captain Waffles'").
 # A quoted question, whose apostrophes inside words ("first pet's name") do not close it.
 _QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
 _SECURITY_ANSWER_SOURCE = (
@@ -2378,7 +2396,9 @@ _SECURITY_ANSWER_SOURCE = (
     r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification) questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
-    r"|\b(?:bank|account|app|site|portal|log-?in|sign-?in|security|verification|recovery"
+    r"|\b(?:recovery|security|verification|reset)\b[^.;\n]{0,60}?\banswers? to [\"'“‘]"
+    + _QUESTION
+    + r"|\b(?:bank|account|app|site|portal|log-?in|sign-?in|security|verification|recovery"
     r"|reset)\b[^.;\n]{0,40}?\b(?:asks?|asked|prompts?)(?: for)? [\"'“‘][^\"'”’\n]{3,60}"
     r"[\"'”’][^.;\n]{0,30}?\banswers?\b"
     r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"

@@ -111,8 +111,8 @@ _SENSITIVE_NOUN = re.compile(
     r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
     r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"
-    r"lockbox|wi-?fi|unlock|confirmation|promo|voucher|gift card|pickup|parcel|otp) ?(?:codes?|"
-    r"keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|"
+    r"lockbox|wi-?fi|unlock|confirmation|promo|voucher|gift card|pickup|parcel|otp|pairing) ?"
+    r"(?:codes?|keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|"
     r"pre-?shared keys?|ssn|social security(?: number)?|"
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
     r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
@@ -368,6 +368,13 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         before = before[-NEAR_NOUN_BEFORE:]
         for i, m in enumerate(after):
             linked = i == 0 or _COPULA.match(text[noun.end() : m.start()]) is not None
+            gap = text[noun.end() : m.start()]
+            if (
+                m.group()[:1] in "\"'`([{<“‘"
+                and gap.lstrip()[:1] == ","
+                and _ENDS_IN_COPULA.search(gap)
+            ):
+                linked = True  # a quoted value after ", which … is"
             if has_cjk(noun.group()):
                 linked = _CJK_LINK.match(text, noun.end(), m.start()) is not None
             spaced = _spaced_digits(text, after, i)

@@ -832,6 +832,12 @@ PROBED_SECRETS = [
     ("User changed the security answer for PayPal to Marmalade7.", "Marmalade7"),
     ("The three digits on the back of her Visa are 916.", "916"),
     ("卡片背面那三个数字是 九、一、六。", "九、一、六"),
+    # A quoted value after the copula of a relative clause, a device's pairing code, a
+    # code read out in groups of Chinese digits, a security answer after a word of recovery.
+    ("The alarm firm's passphrase, which for the cabin is 'bluebonnet', is old.", "bluebonnet"),
+    ("User's Apple TV pairing code is 7QF-31K.", "7QF-31K"),
+    ("用户把短信验证码念给了客服：四二九、零八一。", "四二九、零八一"),
+    ("For account recovery, the answer to 'first school' on her Gmail is St Anne's.", "St Anne's"),
     ("用户网易将军令的序列号是 M2834-7712-0093。", "M2834-7712-0093"),
     ("User's Irish PPS number is 8261947WA.", "8261947WA"),
     ("用户的WiFi密码设成了 sunflower", "sunflower"),
@@ -953,6 +959,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's door code — which changes monthly — is kept in 1Password.",
         "User set a security question for the bank but forgot the answer.",
         "用户的门牌号是三个数字，很好记。",
+        "用户的门禁卡在一二、一三楼都能刷",
+        "User's headphones have a pairing button that sticks.",
+        "User's password manager, which the family shares, is 'Bitwarden'.",
         "User never shares the CVV with 3 shops.",
         "Hasło reklamowe firmy brzmi dobrze.",
         "ひらがなだけでかいたぶんしょうはとてもよみにくいのでかんじをつかいましょう",
