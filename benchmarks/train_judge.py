@@ -37,7 +37,7 @@ from benchmarks.char_features import Sparse, quantised, train_chars
 from benchmarks.gate_eval import TRAIN_PARTS, load, user_text
 from benchmarks.vector_cache import DEFAULT, VectorCache
 from pipeline import charjudge
-from pipeline.charjudge import NEVER, CharModel
+from pipeline.charjudge import NEVER, CharModel, mainland
 from pipeline.directives import asked_for, is_assistant_rule
 from pipeline.gate import screen_rules
 from pipeline.judge import (
@@ -264,7 +264,8 @@ def fold_judges(cache: VectorCache) -> tuple[list[Row], list[Judge]]:
     english = [i for i, r in enumerate(rows) if not has_cjk(r.text)]
     vectors = cache.embed([rows[i].text for i in english])
     _, embedded = out_of_fold(vectors, [rows[i] for i in english], meta["l2"])
-    _, chars = chars_out_of_fold(Sparse([r.text for r in rows], CHAR_BITS), rows, meta["char_l2"])
+    char_features = Sparse([mainland(r.text) for r in rows], CHAR_BITS)
+    _, chars = chars_out_of_fold(char_features, rows, meta["char_l2"])
     judges = []
     for k, ((w, b), (cw, cb)) in enumerate(zip(embedded, chars, strict=True)):
         kept = [j for j, i in enumerate(english) if fold_of(rows[i].concept) != k]
@@ -288,7 +289,7 @@ def main() -> None:
     cache = VectorCache(DEFAULT)
     vectors = cache.embed([r.text for r in english])
     cache.save()
-    features = Sparse([r.text for r in rows], CHAR_BITS)
+    features = Sparse([mainland(r.text) for r in rows], CHAR_BITS)
 
     print(f"{len(rows)} rows ({len(chinese)} Chinese); cross-validated cost (lower is better)")
     nothing = {label: 1.01 for label in LABELS[1:]}  # the judge never refuses: rules alone

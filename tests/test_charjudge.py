@@ -153,3 +153,19 @@ def test_a_lexical_turn_refuses_a_passing_state_by_ngrams_and_says_why(
     assert "candidate 1: REJECTED (ephemeral)" in result.stderr
     assert "n-grams" in result.stderr
     assert "candidate 2: ACCEPTED (ok)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("taiwan", "mainland"),
+    [
+        ("使用者回了一句「哈哈好啦謝謝」。", "用户回了一句「哈哈好啦谢谢」。"),
+        ("使用者在網路上申請補發了健保卡。", "用户在网络上申请补发了健保卡。"),
+        ("使用者每天晚上看日劇影片。", "用户每天晚上看日剧视频。"),
+    ],
+)
+def test_taiwans_words_are_judged_as_the_mainlands(taiwan: str, mainland: str) -> None:
+    """The n-gram judge learnt mostly from mainland Chinese: "使用者" reads as "用户", as
+    Traditional characters read as Simplified ones."""
+    model = load_chars()
+    assert model.probabilities(taiwan) == pytest.approx(model.probabilities(mainland))
+    assert model.judge(taiwan).label == model.judge(mainland).label

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import store
+from pipeline.credentials import redact
 from pipeline.models import DECAY_POLICIES, MEMORY_TYPES, STATUSES, SUBJECTS, HistoryEntry, LtmFile
 from tests.helpers import PROJECT, candidate, invoke, keyless_env, reflection, turn_env
 from tests.llm_server import ScriptedLLM
@@ -333,11 +334,15 @@ def stored_memories(draw: st.DrawFn) -> list[dict[str, Any]]:
             "subject": draw(st.sampled_from(SUBJECTS)),
             "content": fact,
             "confidence": draw(st.floats(0, 1)),
-            "reason": draw(st.text(max_size=20)),
+            # Text the secret finder would hide is redacted on export by design, so the
+            # round trip is drawn over text that holds no secret ("00A/CVC" reads as one).
+            "reason": draw(st.text(max_size=20).filter(lambda t: redact(t) == t)),
             "created_at": draw(_TIMES),
             "last_reinforced": draw(_TIMES),
             "hit_count": draw(st.integers(1, 10**6)),
-            "source_turn_id": draw(st.none() | st.text(min_size=1, max_size=14)),
+            "source_turn_id": draw(
+                st.none() | st.text(min_size=1, max_size=14).filter(lambda t: redact(t) == t)
+            ),
             "status": draw(st.sampled_from(STATUSES)),
             "source": draw(st.sampled_from(["reflection", "explicit", "human", "import"])),
             "decay": draw(st.sampled_from(DECAY_POLICIES)),
