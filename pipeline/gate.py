@@ -132,7 +132,9 @@ _SPECULATIVE = [
         r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
         r"\bit(?:'s| is) possible\b",
-        r"可能|也许|大概|好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
+        # "大概" before a number is "about" ("大概二十分钟", "大概有八个夜班"); "可能性" a noun.
+        r"可能(?!性)|也许|大概(?!(?:有|是)?[\d零〇一二三四五六七八九十两半百千几])|"
+        r"好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除",
     )
 ]
@@ -327,7 +329,9 @@ def screen_rules(
             continue  # "User studies jailbreaks of language models": a topic, not an order
         if reason == "small_talk" and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
-        if reason == "speculative" and (_OWN_DOUBT.search(folded) or subject == "assistant"):
+        if reason == "speculative" and (
+            _OWN_DOUBT.search(folded) or is_assistant_rule(stripped, subject)
+        ):
             continue  # "User is unsure whether to stay in nursing"; "remind him it is probably
             # a scam": the user's own doubt, or what a rule has the assistant say
         return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
@@ -410,13 +414,21 @@ def overruled(screen: _Screen, text: str, judge: Judge | None) -> str | None:
     """Why a word rule's refusal of `text` is set aside, or None: the judge reads the text
     as durable, surely enough ("User likes to be greeted by their first name" holds a word
     of small talk; "At present the user's job is on an ambulance crew", a time word). A
-    refusal for a value or an instruction is never set aside."""
-    if not screen.lexical or judge is None:
+    refusal for a value or an instruction is never set aside, nor one for a hedge: a guess
+    about a lasting fact reads as durable to the judge and is still a guess."""
+    if not _may_set_aside(screen) or judge is None:
         return None
     verdict = judge.overrules(as_judged(text.strip()))
     if verdict is None:
         return None
     return f"kept over the rule {screen.detail}: {verdict.detail}"
+
+
+def _may_set_aside(screen: _Screen) -> bool:
+    """Whether the judge may set aside `screen`: a word rule's refusal, except a hedge's
+    (on heldout16 to heldout51 the judge set aside 9 hedged guesses and no hedged fact
+    that was not a number said roughly, which is now no hedge: "大概二十分钟")."""
+    return screen.lexical and screen.reason != "speculative"
 
 
 def screen_judged(
@@ -497,7 +509,7 @@ def _prepare_judge(
     for text, subject, merges in items:
         screen = screen_rules(text, policy, subject=subject, user_text=user_text)
         if screen is not None and screen.lexical:
-            if judge.may_overrule(as_judged(text)):
+            if _may_set_aside(screen) and judge.may_overrule(as_judged(text)):
                 texts.append(text)  # the judge may set a word rule's refusal aside
         elif screen is None and not (merges and stored.find(_Fingerprint.of(text)) is not None):
             texts.append(text)

@@ -297,6 +297,34 @@ def test_a_value_a_low_confidence_or_a_secret_reason_is_never_set_aside(
     assert (decision.verdict, decision.reason) == ("rejected", refused_for)
 
 
+@pytest.mark.parametrize(
+    "content",
+    ["Bronwyn probably votes for the Nationals.", "说不定用户以前学过一点俄语。"],
+)
+def test_a_hedge_is_never_set_aside(content: str) -> None:
+    """A guess about a lasting fact reads as durable to a judge that is sure of it, and is
+    still a guess: the hedge's refusal stands."""
+    pytest.importorskip("numpy")
+    judge, _ = _judge([9, 0, 0, 0, 0], {label: 0.5 for label in LABELS[1:]}, 0.5)
+    decision = _decide(content, judge)
+    assert (decision.verdict, decision.reason) == ("rejected", "speculative")
+
+
+@pytest.mark.parametrize(
+    ("text", "hedged"),
+    [
+        ("用户每天骑电动车上班，单程大概二十分钟。", False),  # "about twenty minutes"
+        ("用户在急诊科上班，一个月大概有八个夜班。", False),
+        ("用户的工作是评估贷款违约的可能性。", False),  # "possibility", a noun
+        ("用户大概是老师。", True),
+        ("用户可能养了一只猫。", True),
+    ],
+)
+def test_a_number_said_roughly_is_no_guess(text: str, hedged: bool) -> None:
+    screen = screen_rules(text, POLICY)
+    assert (screen is not None and screen.reason == "speculative") is hedged
+
+
 def test_a_doubtful_candidate_a_word_rule_refuses_is_refused_for_its_doubt() -> None:
     """The model's own low confidence is the reason given; the word rule that also refuses
     the text is told beside it."""
