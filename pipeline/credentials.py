@@ -238,7 +238,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
-        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁"
+        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱"
     ).split("|")
 )
 
@@ -1687,8 +1687,9 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 # A code read out in pieces after its noun: digit by digit with commas between ("4, 2, 1, 1,
 # 9, 0", "4、2、1、1、9、0", "五、八、零、二"; Chinese digits also in groups, "五三八、零一七"),
 # or in two to four short groups with words between ("comes in two halves: first 58, then
-# 04", "前段 71 后段 58"). A group that counts
-# something ("12 times", "4 digits", "3 位") or is a year is no piece of a code.
+# 04", "前段 71 后段 58"), or four to eight single digits so ("turn to 5, then 2, then 8,
+# then 0"). A group that counts something ("12 times", "4 digits", "3 位") or is a year is
+# no piece of a code.
 _CN_DIGIT = "[零〇一二三四五六七八九]"
 _CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
 _LISTED_DIGITS = re.compile(
@@ -1698,6 +1699,9 @@ _LISTED_DIGITS = re.compile(
 )
 _PIECE = re.compile(r"(?<![\w.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
 _MAX_PIECES = 4
+# Or digit by digit with a few words between: four to eight single digits.
+_ONE_DIGIT = re.compile(r"(?<![\w.:/%-])\d(?![\w:/%-]|\.\w)")
+_MIN_DIGITS, _MAX_DIGITS = 4, 8
 _PIECE_GAP = 3  # words between two pieces of one code: "first 58, then 04"
 _SHORT_UNITS = frozenset("m cm mm km ft in kg g lb lbs l ml min mins sec secs h hrs".split())
 
@@ -1714,7 +1718,10 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
             yield Finding(kind, *listed.span())
             continue
         pieces = list(_PIECE.finditer(text, match.end(), clause_end))
-        if not 2 <= len(pieces) <= _MAX_PIECES or sum(len(p.group()) for p in pieces) < 4:
+        digits = list(_ONE_DIGIT.finditer(text, match.end(), clause_end))
+        if not pieces and _MIN_DIGITS <= len(digits) <= _MAX_DIGITS:
+            pieces = digits  # "the lockbox: turn to 5, then 2, then 8, then 0"
+        elif not 2 <= len(pieces) <= _MAX_PIECES or sum(len(p.group()) for p in pieces) < 4:
             continue
         if any(_counts_or_dates(text, p) for p in pieces):
             continue
@@ -2254,15 +2261,27 @@ _USER_PASS = re.compile(
 )
 
 
+# A noun for both, then the pair ("auth-user-pass 写的是 chenyt / Tpe-Remote-99", "账号密码
+# chenyt/Tpe-Remote-99"): the second value is the password.
+_PAIR_NOUN = re.compile(
+    r"(?:\b(?:auth[-_])?user(?:name)?[-_/ ]?(?:and |& )?pass(?:word)?\b|\blogin and password\b"
+    r"|(?:账号|帐号|用户名)(?:和|与|跟|/)?密码|账密|帐密)"
+    r"\s*(?:(?:is|are|was|were)\b|[:=：]|写的是|是|为)?\s*"
+    r"[^\s,;/:，；]+\s*[/:,，]\s*([^\s,;，；。]+)",
+    re.IGNORECASE,
+)
+
+
 def _user_pass_pairs(text: str) -> Iterator[Finding]:
     """The password of a user name and password told as a pair."""
     lowered = text.lower()
-    if "pass" not in lowered and "pw" not in lowered:
+    if "pass" not in lowered and "pw" not in lowered and "密" not in text:
         return
-    for m in _USER_PASS.finditer(text):
-        value = m.group(1).rstrip(_TRIM)
-        if _is_value(value, linked=True):
-            yield Finding("value labelled 'pass'", m.start(1), m.start(1) + len(value))
+    for pattern in (_USER_PASS, _PAIR_NOUN):
+        for m in pattern.finditer(text):
+            value = m.group(1).rstrip(_TRIM)
+            if _is_value(value, linked=True):
+                yield Finding("value labelled 'pass'", m.start(1), m.start(1) + len(value))
 
 
 # A US employer identification number after its initialism, in capitals ("ein" is a German
@@ -2439,6 +2458,11 @@ def _security_answers(text: str) -> Iterator[Finding]:
         _, clause_end = _clause_around(text, *noun.span())
         if noun.group().lower().endswith(_LINKED_ANSWER):
             linked = noun.end()
+        elif (
+            noun.group().lower().endswith(("word", "words", "answer", "answers"))
+            and text[noun.end() : noun.end() + 2].lstrip()[:1] in _QUOTES
+        ):
+            linked = noun.end()  # quoted at once: "typed his memorable word 'ferryman'"
         else:
             link = links.search(text, noun.end(), clause_end)
             if link is None or len(text[noun.end() : link.start()].split()) > _ANSWER_GAP_WORDS:

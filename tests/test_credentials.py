@@ -838,6 +838,12 @@ PROBED_SECRETS = [
     ("User's Apple TV pairing code is 7QF-31K.", "7QF-31K"),
     ("用户把短信验证码念给了客服：四二九、零八一。", "四二九、零八一"),
     ("For account recovery, the answer to 'first school' on her Gmail is St Anne's.", "St Anne's"),
+    # A login told as a pair after a noun for both, a memorable word quoted at once, a
+    # code read out digit by digit with words between.
+    ("The VPN profile's auth-user-pass is mlopez / Harbour-Lights-7", "Harbour-Lights-7"),
+    ("用户VPN的帐号密码为 chenyt / Tpe-Remote-99", "Tpe-Remote-99"),
+    ("User typed her memorable word 'lanternfish' into the bank chat.", "lanternfish"),
+    ("The key safe: turn to 7, then 1, then 9, and finally 4.", "9"),
     ("用户网易将军令的序列号是 M2834-7712-0093。", "M2834-7712-0093"),
     ("User's Irish PPS number is 8261947WA.", "8261947WA"),
     ("用户的WiFi密码设成了 sunflower", "sunflower"),
@@ -961,6 +967,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户的门牌号是三个数字，很好记。",
         "用户的门禁卡在一二、一三楼都能刷",
         "User's headphones have a pairing button that sticks.",
+        "User's locker 3, row 2, shelf 5.",
+        "User keeps the username and password for the NAS in Bitwarden, separately.",
+        "用户的钥匙盒挂在门口。",
         "User's password manager, which the family shares, is 'Bitwarden'.",
         "User never shares the CVV with 3 shops.",
         "Hasło reklamowe firmy brzmi dobrze.",
