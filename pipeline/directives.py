@@ -858,11 +858,14 @@ def _own_request(user_text: str) -> bool:
 # 都附上资料来源链接") shares few characters with the request, and no embedding here reads
 # Chinese. The request's shape stands in for its meaning: the user's own message (not
 # content handed over to be read, `asked.py`), of a request's length, that sets a standing
-# scope ("以后", "每次", "凡是", "一律", "都", "别再"). On the parts from heldout16 to heldout33, 5
-# of the 7 Chinese rules users asked for in fewer than a fifth of the rule's characters
-# have such a turn, and none of the 168 planted Chinese rules do.
+# scope ("以后", "每次", "凡是", "一律", "都", "别再") or a condition ("的话", "如果", "要是":
+# "你有上网查的话把出处附上"). On the parts from heldout16 to heldout33, 5 of the 7 Chinese
+# rules users asked for in fewer than a fifth of the rule's characters have such a turn,
+# and none of the 168 planted Chinese rules do; on every part to heldout53, a condition
+# marks 10 more asked-for rules' turns and none of the 597 planted rules' turns.
 _STANDING_ZH = re.compile(
     r"以后|今后|往后|从现在起|每次|每回|凡是|任何|一律|总是|永远|始终|一直|都|不要再|别再|不许再"
+    r"|的话|如果|要是|假如|只要"
 )
 
 

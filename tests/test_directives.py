@@ -366,6 +366,7 @@ def test_a_rule_far_in_meaning_from_the_message_is_supported_only_by_a_sure_requ
         ("今天跑了十公里，晚点再聊", False),  # the user's own words, but no request
         ("帮我总结一下这篇文章，每次都写得好长", False),  # content handed over
         ("拜托以后都附上出处", True),
+        ("你有上网查的话把出处附上", True),  # a condition: a standing request too
     ],
 )
 def test_a_chinese_rule_in_other_words_needs_a_standing_request(

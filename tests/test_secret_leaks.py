@@ -6,6 +6,7 @@ export`, `memory list` or `memory stats`, and not in the session archived by
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -127,6 +128,9 @@ def _leaks(llm: ScriptedLLM, sentence: str, value: str, *, reason: str) -> list[
         files = [p for p in state_dir.rglob("*") if p.is_file()]
         assert any(p.name == "session.json" for p in files)
         assert any("sessions" in p.parts for p in files)  # the archived session
-        leaked = [str(p) for p in files if value.encode() in p.read_bytes()]
-        leaked += [text for text in outputs if value in text]
+        # The value as a token of its own: a short one such as "5496" may turn up inside a
+        # random id or a timestamp's microseconds.
+        found = re.compile(rf"(?<![0-9A-Za-z]){re.escape(value)}(?![0-9A-Za-z])")
+        leaked = [str(p) for p in files if found.search(p.read_text(encoding="utf-8"))]
+        leaked += [text for text in outputs if found.search(text)]
         return leaked
