@@ -238,7 +238,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
-        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱"
+        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?"
     ).split("|")
 )
 
@@ -999,13 +999,15 @@ _HAN_RUN = re.compile(r"[\u4e00-\u9fff]{12,}")
 _RECOVERY_NOUN = re.compile(
     r"助记词|助記詞|助记符|助記符|助记短语|恢复短语|恢復短語|恢复词|恢復詞|种子短语|種子短語|种子词|"
     r"種子詞|钱包|錢包|备份短语|備份短語|mnemonic|seed|recovery|wallet|ニーモニック|シード|ウォレット|"
-    r"復元|복구|니모닉|시드|지갑",
+    r"復元|복구|니모닉|시드|지갑|\b(?:ledger|trezor|metamask|coldcard|keystone)(?:['’]s)? words\b",
     re.IGNORECASE,
 )
 _COPULA_CJK = re.compile(r"(?:是|为|為|就是|如下|乃是)")
-# What every recovery noun above starts with, or is (in lower case).
+# What every recovery noun above starts with, or is (in lower case); a hardware wallet's
+# name opens "Ledger words".
 _RECOVERY_STEMS = (
     *"助记 助記 恢复 恢復 种子 種子 钱包 錢包 备份 備份 mnemonic seed recovery wallet".split(),
+    *"ledger trezor metamask coldcard keystone".split(),  # "their Ledger words: …"
     *"ニーモニック シード ウォレット 復元 복구 니모닉 시드 지갑".split(),
 )
 
@@ -1978,7 +1980,8 @@ def _is_known_word(value: str) -> bool:
 # After a Chinese noun a value is linked to it across a copula or a colon, or with nothing
 # between ("密码是 sunflower", "密码设成了 sunflower", "密码: sunflower"); "密码全部用 Bitwarden
 # 管理" names a tool.
-_CJK_LINK = r"\s*的?(?:[\u4e00-\u9fff]{0,3}(?:是|为|為|成|作)了?|[:：=])?\s*$"  # compiled when used
+# Compiled when used; "系" is Cantonese's copula (係), read in Simplified characters.
+_CJK_LINK = r"\s*的?(?:[\u4e00-\u9fff]{0,3}(?:是|为|為|成|作|系)了?|[:：=])?\s*$"
 
 
 def _noun_kind(noun: str) -> str:

@@ -131,7 +131,7 @@ _SENSITIVE_NOUN = re.compile(
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
     r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱",
+    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.
@@ -592,7 +592,7 @@ def _is_known_word(value: str) -> bool:
 # After a Chinese noun a value is linked to it across a copula or a colon, or with nothing
 # between ("密码是 sunflower", "密码设成了 sunflower", "密码: sunflower"); "密码全部用 Bitwarden
 # 管理" names a tool.
-_CJK_LINK = re.compile(r"\s*的?(?:[\u4e00-\u9fff]{0,3}(?:是|为|為|成|作)了?|[:：=])?\s*$")
+_CJK_LINK = re.compile(r"\s*的?(?:[\u4e00-\u9fff]{0,3}(?:是|为|為|成|作|系)了?|[:：=])?\s*$")
 
 
 def _noun_kind(noun: str) -> str:

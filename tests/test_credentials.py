@@ -844,6 +844,13 @@ PROBED_SECRETS = [
     ("用户VPN的帐号密码为 chenyt / Tpe-Remote-99", "Tpe-Remote-99"),
     ("User typed her memorable word 'lanternfish' into the bank chat.", "lanternfish"),
     ("The key safe: turn to 7, then 1, then 9, and finally 4.", "9"),
+    # A hardware wallet's words; Cantonese, whose copula is 係, and its 戶口號碼.
+    (
+        "User read her Trezor words aloud: kettle amber frost lily harbor crane spice",
+        "kettle amber frost lily harbor crane spice",
+    ),
+    ("我嘅中銀戶口號碼係 012-875-2-046381-9", "012-875-2-046381-9"),
+    ("佢部手機嘅密碼係 Kwun7788", "Kwun7788"),
     ("用户网易将军令的序列号是 M2834-7712-0093。", "M2834-7712-0093"),
     ("User's Irish PPS number is 8261947WA.", "8261947WA"),
     ("用户的WiFi密码设成了 sunflower", "sunflower"),
@@ -970,6 +977,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's locker 3, row 2, shelf 5.",
         "User keeps the username and password for the NAS in Bitwarden, separately.",
         "用户的钥匙盒挂在门口。",
+        "User keeps the accounting ledger words short.",
+        "用户的户口在杭州。",
         "User's password manager, which the family shares, is 'Bitwarden'.",
         "User never shares the CVV with 3 shops.",
         "Hasło reklamowe firmy brzmi dobrze.",
