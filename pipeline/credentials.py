@@ -163,6 +163,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "mnemonic",
     "combinations?",
     "ssn",
+    "nif",
     "social security(?: number)?",
     "passports?(?: (?:number|no))?",
     "bank account (?:number|no|#)",
@@ -238,7 +239,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
-        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?"
+        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?|统一证号|居留证号码?"
     ).split("|")
 )
 
@@ -924,7 +925,7 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
     # 字是 canyon drift pillow saddle ember lotus"): a phrase, or the start of one.
     linked = _LINKED_RUN.search(text, start, end) if short else None
     if linked and linked.start() - start <= _LINK_REACH:
-        words = linked.group(1).replace(",", " ").split()
+        words = linked.group(1).replace(",", " ").replace("、", " ").split()
         if _FUNCTION_WORDS.isdisjoint(words):
             yield Finding("recovery phrase", *linked.span(1))
     # A colon ends the words that name the phrase ("seed phrase: orbit ...").
@@ -942,7 +943,7 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
 
 _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
 _LINKED_RUN = re.compile(
-    r"(?:[:：=]|是|为|\b(?:is|are|was|were)\b)\s*((?:[a-z]{3,8}[ ,]+){3,23}[a-z]{3,8})"
+    r"(?:[:：=]|是|为|\b(?:is|are|was|were)\b)\s*((?:[a-z]{3,8}[ ,、]+){3,23}[a-z]{3,8})"
     r"(?=\s*(?:[.;,。；，!！?？)」』\n]|$))"
 )
 _LINK_REACH = 12  # characters from the noun to its link: "的前六个字是"
@@ -2405,8 +2406,9 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 # to 'name of your first pet'", the answer when a bank or a login "asks 'name of your first
 # pet'", the answer to a quoted question after a word of recovery ("for the recovery form,
 # the answer to 'first pet' on that account is …"), a maiden name said of a login or its
-# recovery, "密保答案", "安全提问「第一所小学」答案是…", the answer a security question was
-# set to ("set the security question answer to 'Captain Waffles'").
+# recovery, "密保答案", "安全提问「第一所小学」答案是…", "问「母亲的娘家姓」…答案是…", the
+# answer a security question was set to ("set the security question answer to 'Captain
+# Waffles'", "答案设定成…").
 # A quoted question, whose apostrophes inside words ("first pet's name") do not close it.
 _QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
 _SECURITY_ANSWER_SOURCE = (
@@ -2430,6 +2432,7 @@ _SECURITY_ANSWER_SOURCE = (
     + _QUESTION
     + r"|answer(?:ed|s)(?: with| as)?|called|named)\b"
     r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
+    r"|问[「“\"][^」”\"\n]{2,30}[」”\"][^。；;\n]{0,24}?答案"
 )
 # A noun that ends in its own link ("… set the answer to", "… security question, the first
 # pet was called"): the value follows at once.
@@ -2444,7 +2447,7 @@ def _answer_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str
     """The nouns, the link after them, a run of Chinese: compiled on first use."""
     return (
         re.compile(_SECURITY_ANSWER_SOURCE, re.IGNORECASE),
-        re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為", re.IGNORECASE),
+        re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為|成", re.IGNORECASE),
         re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+"),
     )
 

@@ -113,7 +113,7 @@ _SENSITIVE_NOUN = re.compile(
     r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"
     r"lockbox|wi-?fi|unlock|confirmation|promo|voucher|gift card|pickup|parcel|otp|pairing) ?"
     r"(?:codes?|keys?|phrases?|pins?)|seed phrases?|mnemonic|combinations?|"
-    r"pre-?shared keys?|ssn|social security(?: number)?|"
+    r"pre-?shared keys?|ssn|nif|social security(?: number)?|"
     r"passports?(?: (?:number|no))?|(?:bank |checking |savings )?account (?:number|no|#)|"
     r"acc(?:oun)?t? ?(?:number|num|no|nr|#)|acct|a/c(?: no)?|routing number|sort code|iban|"
     r"cvv|cvc|cvv2|security numbers?|tax (?:id|number|reference(?: number)?)|utr|"
@@ -131,7 +131,7 @@ _SENSITIVE_NOUN = re.compile(
     r"账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
     r"助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
     r"纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
-    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?",
+    r"解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?|统一证号|居留证号码?",
     re.IGNORECASE,
 )
 # One clause: sensitive nouns and their values are looked for within it.

@@ -851,6 +851,16 @@ PROBED_SECRETS = [
     ),
     ("我嘅中銀戶口號碼係 012-875-2-046381-9", "012-875-2-046381-9"),
     ("佢部手機嘅密碼係 Kwun7788", "Kwun7788"),
+    # A Chinese security answer set to a value or after a quoted question; the first words
+    # of a phrase listed with 、; a residence card's number, a Portuguese NIF.
+    ("用户把安全提问「小学校名」的答案设成「青石9」。", "青石9"),
+    ("银行客服核实身份时问「第一辆车的牌子」，用户登记的答案是「Lada77」。", "Lada77"),
+    (
+        "用户钱包助记词的前五个字是 orbit、velvet、candle、frost、mirror。",
+        "orbit、velvet、candle、frost、mirror",
+    ),
+    ("用戶的居留證統一證號是 A800173924。", "A800173924"),
+    ("User's NIF for the Lisbon flat is 245 871 906.", "245 871 906"),
     ("用户网易将军令的序列号是 M2834-7712-0093。", "M2834-7712-0093"),
     ("User's Irish PPS number is 8261947WA.", "8261947WA"),
     ("用户的WiFi密码设成了 sunflower", "sunflower"),
@@ -979,6 +989,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户的钥匙盒挂在门口。",
         "User keeps the accounting ledger words short.",
         "用户的户口在杭州。",
+        "User got a NIF from the Portuguese tax office last year.",
+        "用户的居留证下个月到期。",
+        "客服问「还有什么可以帮您」，用户回答说没有了。",
         "User's password manager, which the family shares, is 'Bitwarden'.",
         "User never shares the CVV with 3 shops.",
         "Hasło reklamowe firmy brzmi dobrze.",
