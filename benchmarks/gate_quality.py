@@ -113,7 +113,9 @@ same classes as heldout17, leaked over a pharmacy's drugs cabinet, a nanny's app
 sold with its app, a PTA's treasury, an energy switch, a farm's livestock account, a
 residence permit, a baby's smart sock, a cleaner's codes and a photographer's cloud, in
 sticky notes, locksmiths' texts, env files, banking screenshots and hand-filled forms)
-were written by
+and `heldout57` (300, 36% Chinese, every class, from assistants for a zookeeper, a court
+interpreter, a father on paternity leave, an apprentice electrician, a woman recovering
+from a stroke and a sailing instructor) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
