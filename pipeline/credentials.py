@@ -445,14 +445,20 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
         text = simplified(text.translate(_FULLWIDTH))
     found = _findings(text)
     # An aside between a noun and its value ("User's PIN — the one for the debit card — is
-    # 4471", a Chinese one in fullwidth brackets) is read past: the text is read again with
-    # each aside blanked out, position for position.
-    plain = _ASIDE.sub(lambda m: " " * len(m.group()), text)
-    if plain != text:
-        found += _findings(plain)
+    # 4471", a Chinese one in fullwidth brackets) is read past: each line that holds one is
+    # read again with its asides blanked out, position for position.
+    if not any(mark in text for mark in _ASIDE_MARKS):
+        return tuple(_merge(found))
+    start = 0
+    for line in text.split("\n"):
+        plain = _ASIDE.sub(lambda m: " " * len(m.group()), line)
+        if plain != line:
+            found += [Finding(f.kind, f.start + start, f.end + start) for f in _findings(plain)]
+        start += len(line) + 1
     return tuple(_merge(found))
 
 
+_ASIDE_MARKS = ("—", "–", "--", "(", "（")
 # An aside: a few words between a pair of dashes or in brackets, on one line ("(prompt+
 # completion)", one word, is a label's own part).
 _ASIDE = re.compile(
