@@ -836,9 +836,10 @@ def new_name(text: str, user_text: str) -> str | None:
 def supported_by(
     text: str, user_text: str, similarity: Callable[[str, str], float] | None = None
 ) -> bool:
-    """Whether the user asked for this rule: enough of its own words are theirs, or (for
-    text the embedding model reads, i.e. not CJK) it means nearly what they said. CJK
-    words are compared by character, because a paraphrase rarely keeps the bigrams."""
+    """Whether the user asked for this rule: enough of its own words are theirs, their
+    message is surely their own request, or (for text the embedding model reads, i.e. not
+    CJK) it means nearly what they said. CJK words are compared by character, because a
+    paraphrase rarely keeps the bigrams."""
     if _own_share(text, user_text) >= MIN_SUPPORT or _own_request(user_text):
         return True
     if _mostly_cjk(text):
