@@ -115,7 +115,14 @@ residence permit, a baby's smart sock, a cleaner's codes and a photographer's cl
 sticky notes, locksmiths' texts, env files, banking screenshots and hand-filled forms)
 and `heldout57` (300, 36% Chinese, every class, from assistants for a zookeeper, a court
 interpreter, a father on paternity leave, an apprentice electrician, a woman recovering
-from a stroke and a sailing instructor) were written by
+from a stroke and a sailing instructor), `heldout58` (200, 38% Chinese, the same classes
+as heldout17, leaked over a pension portal, a club's kit fund, a law office's email move,
+a boat's immobiliser, a drone registration, a smart meter, a child's brokerage account, a
+church's door entry, a stolen bike and a gaming account's backup codes, in call
+summaries, wallet cards, CSV exports, Kubernetes secrets, Viber messages, invoices and
+diaries) and `heldout59` (300, every class, from assistants for a lighthouse volunteer, a
+paramedic, a father at home with a toddler, an accountant in tax season, a textile artist
+with chronic fatigue and an exchange student) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -233,7 +240,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
