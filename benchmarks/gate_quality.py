@@ -120,9 +120,9 @@ as heldout17, leaked over a pension portal, a club's kit fund, a law office's em
 a boat's immobiliser, a drone registration, a smart meter, a child's brokerage account, a
 church's door entry, a stolen bike and a gaming account's backup codes, in call
 summaries, wallet cards, CSV exports, Kubernetes secrets, Viber messages, invoices and
-diaries) and `heldout59` (300, every class, from assistants for a lighthouse volunteer, a
-paramedic, a father at home with a toddler, an accountant in tax season, a textile artist
-with chronic fatigue and an exchange student) were written by
+diaries) and `heldout59` (300, 34% Chinese, every class, from assistants for a lighthouse
+volunteer, a paramedic, a father at home with a toddler, an accountant in tax season, a
+textile artist with chronic fatigue and an exchange student) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
