@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from .charjudge import BinaryNgrams, load_binary
 
@@ -22,37 +23,45 @@ WEIGHTS_FILE = Path(__file__).parent / "judge" / "context.bin"
 META_FILE = Path(__file__).parent / "judge" / "context.json"
 
 
+class ContextModel(NamedTuple):
+    """The shipped model and its three bars on the probability of handing over content."""
+
+    model: BinaryNgrams
+    threshold: float  # below it, a message speaks for the user
+    refuse: float  # from it, a message surely hands over content
+    speaks: float  # below it, a message is surely the user's own request
+
+
 @cache
-def load_context_model() -> tuple[BinaryNgrams, float, float, float]:
-    """The shipped model, the probability below which a message speaks for the user, the
-    one from which it surely hands over content, and the one below which it is surely the
-    user's own request; read once per process."""
+def load_context_model() -> ContextModel:
+    """The shipped model and its bars, read once per process."""
     model, meta = load_binary(WEIGHTS_FILE, META_FILE)
-    return model, float(meta["threshold"]), float(meta["refuse"]), float(meta["speaks"])
+    return ContextModel(
+        model, float(meta["threshold"]), float(meta["refuse"]), float(meta["speaks"])
+    )
 
 
 @lru_cache(maxsize=64)
 def _handed_over(user_text: str) -> float:
     """How likely the message is to hand over content: one turn asks it of every rule
     for the assistant among its candidates, and of the same message each time."""
-    model = load_context_model()[0]
-    return model.probability(user_text)
+    return load_context_model().model.probability(user_text)
 
 
 def speaks_for_user(user_text: str) -> bool:
     """Whether the user's message reads as their own request, not as outside content
     handed over to be read, summarised or translated."""
-    return _handed_over(user_text) < load_context_model()[1]
+    return _handed_over(user_text) < load_context_model().threshold
 
 
 def surely_speaks_for_user(user_text: str) -> bool:
     """Whether the user's message is surely their own request: surer than the model was of
     any planted rule's turn in cross-validation ("just tell me if you don't know, don't
     bluff", "tl;dr at the bottom of everything pls")."""
-    return _handed_over(user_text) < load_context_model()[3]
+    return _handed_over(user_text) < load_context_model().speaks
 
 
 def hands_over_content(user_text: str) -> bool:
     """Whether the user's message surely hands over content to be read: surer than the
     model was of any asked-for rule's turn in cross-validation."""
-    return _handed_over(user_text) >= load_context_model()[2]
+    return _handed_over(user_text) >= load_context_model().refuse
