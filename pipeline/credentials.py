@@ -1727,9 +1727,11 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
             yield Finding(kind, *listed.span())
             continue
         pieces = list(_PIECE.finditer(text, match.end(), clause_end))
-        digits = list(_ONE_DIGIT.finditer(text, match.end(), clause_end))
-        if not pieces and _MIN_DIGITS <= len(digits) <= _MAX_DIGITS:
-            pieces = digits  # "the lockbox: turn to 5, then 2, then 8, then 0"
+        if not pieces:
+            # "the lockbox: turn to 5, then 2, then 8, then 0"
+            pieces = list(_ONE_DIGIT.finditer(text, match.end(), clause_end))
+            if not _MIN_DIGITS <= len(pieces) <= _MAX_DIGITS:
+                continue
         elif not 2 <= len(pieces) <= _MAX_PIECES or sum(len(p.group()) for p in pieces) < 4:
             continue
         if any(_counts_or_dates(text, p) for p in pieces):
@@ -1761,17 +1763,16 @@ def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
 # noun's code may be spelled in Chinese digits, one by one or listed ("背面的三位数是六一四",
 # "三个数字是 九、一、六").
 _CARD_CODE_NOUNS = frozenset("cvv cvc cvv2 安全码 安全碼".split())
-_CARD_CODE_STEMS = (
-    "cv",
+# The nouns that name a card's code only when a card is named in their clause.
+_CARD_CODE_IF_CARD = (
     "security code",
     "digits on the back",
-    "安全码",
-    "安全碼",
     "三码",
     "三位数",
     "三个数字",
     "三位数字",
 )
+_CARD_CODE_STEMS = ("cv", "安全码", "安全碼", *_CARD_CODE_IF_CARD)
 _SPELLED_CARD_CODE = re.compile(
     rf"\s*(?:是|为|:|：)\s*({_CN_DIGIT}(?:\s*[、,，]?\s*{_CN_DIGIT}){{2,3}})(?!\s*[、,，]?\s*{_CN_DIGIT})"
 )
@@ -1803,7 +1804,7 @@ def _card_codes(text: str) -> Iterator[Finding]:
         noun = match.group().lower()
         clause_start, clause_end = _clause_around(text, *match.span())
         if noun not in _CARD_CODE_NOUNS and not (
-            noun.startswith(_CARD_CODE_STEMS[1:])
+            noun.startswith(_CARD_CODE_IF_CARD)
             and re.search(_CARD_WORD, text[clause_start:clause_end], re.IGNORECASE)
         ):
             continue
