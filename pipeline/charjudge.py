@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .text import fold, has_cjk
+from .text import fold, has_cjk, simplified
 
 LABELS = ("durable", "ephemeral", "speculative", "small_talk", "injection")
 WEIGHTS_FILE = Path(__file__).parent / "judge" / "chars.bin"
@@ -61,12 +61,11 @@ _REGIONAL_WORDS = re.compile("|".join(_REGIONAL))
 
 
 def mainland(text: str) -> str:
-    """`text` folded, with Taiwan's words for the user, the network, messages and videos
-    as the mainland's."""
-    folded = fold(text)
+    """`text` in Simplified characters with Taiwan's words for the user, the network,
+    messages and videos as the mainland's (the n-grams fold it once, after)."""
     if text.isascii():
-        return folded
-    return _REGIONAL_WORDS.sub(lambda m: _REGIONAL[m.group()], folded)
+        return text
+    return _REGIONAL_WORDS.sub(lambda m: _REGIONAL[m.group()], simplified(text))
 
 
 def bucket(gram: str, bits: int) -> int:
