@@ -492,6 +492,7 @@ def _findings(text: str) -> list[Finding]:
     found += _user_pass_pairs(text)
     found += _assigned_values(text)
     found += _dial_turns(text)
+    found += _keyed_codes(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
     return found
@@ -1746,13 +1747,15 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
 
 def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
     """Whether a group of digits is a year, or a count its unit follows ("12 times", "3位")."""
+    return _YEAR.fullmatch(piece.group()) is not None or _counted(text, piece)
+
+
+def _counted(text: str, piece: re.Match[str]) -> bool:
+    """Whether a unit follows a group of digits ("12 times", "3位", "2019年")."""
     after = text[piece.end() : piece.end() + 12].lstrip()
     word = after.split(maxsplit=1)[0].strip(_TRIM).lower() if after.split() else ""
     return (
-        _YEAR.fullmatch(piece.group()) is not None
-        or word in _UNIT_WORDS
-        or word in _SHORT_UNITS
-        or (after[:1] != "" and after[0] in _CJK_UNITS)
+        word in _UNIT_WORDS or word in _SHORT_UNITS or (after[:1] != "" and after[0] in _CJK_UNITS)
     )
 
 
@@ -2283,16 +2286,28 @@ _PAIR_NOUN = re.compile(
 )
 
 
+# A device's administrator account and its password, "admin / Hz@home520", "root:Tr0ub4dor":
+# the value after the slash or colon is a password when it has digits (a role, "admin /
+# editor", has none).
+_ADMIN_PAIR = re.compile(
+    r"(?<![\w.@-])(?:admin|administrator|root)\s*[/:]\s*([^\s,;/，；。]+)", re.IGNORECASE
+)
+
+
 def _user_pass_pairs(text: str) -> Iterator[Finding]:
     """The password of a user name and password told as a pair."""
     lowered = text.lower()
-    if "pass" not in lowered and "pw" not in lowered and "密" not in text:
-        return
-    for pattern in (_USER_PASS, _PAIR_NOUN):
-        for m in pattern.finditer(text):
+    if "pass" in lowered or "pw" in lowered or "密" in text:
+        for pattern in (_USER_PASS, _PAIR_NOUN):
+            for m in pattern.finditer(text):
+                value = m.group(1).rstrip(_TRIM)
+                if _is_value(value, linked=True):
+                    yield Finding("value labelled 'pass'", m.start(1), m.start(1) + len(value))
+    if "admin" in lowered or "root" in lowered:
+        for m in _ADMIN_PAIR.finditer(text):
             value = m.group(1).rstrip(_TRIM)
-            if _is_value(value, linked=True):
-                yield Finding("value labelled 'pass'", m.start(1), m.start(1) + len(value))
+            if _is_value(value, linked=False):
+                yield Finding("administrator password", m.start(1), m.start(1) + len(value))
 
 
 # A US employer identification number after its initialism, in capitals ("ein" is a German
@@ -2349,13 +2364,15 @@ def _assigned_values(text: str) -> Iterator[Finding]:
 
 
 # A dial lock's combination told as turns: "left 36, right 12, left 8", "R24 L10 R3",
-# "左转 36 右转 12 再左转 8", "顺时针转3圈到25". Three turns at least, each to a number under
-# 100 and close to the next, beside a word for a lock; a turn onto "36th" or for "200 m" is a
-# route, and "3 times" or "3圈" counts the turns.
+# "左转 36 右转 12 再左转 8", "顺时针转3圈到25", "右转三十七 左转二十九" (a number in Chinese
+# right after 转 or 到). Three turns at least, each to a number under 100 and close to the
+# next, beside a word for a lock; a turn onto "36th" or for "200 m" is a route, and "3
+# times" or "3圈" counts the turns.
 _TURN = (
     r"(?:\b(?:left|right|(?:counter-?|anti-?)?clockwise)\b|\b[LR](?![A-Za-z])|左转?|右转?"
     r"|顺时针|逆时针)[^\d\n]{0,12}?(?:\d\s*(?:圈|次|times?|(?:full )?turns?)[^\d\n]{0,8}?)?"
-    r"(?<![\d.])(\d{1,2})(?![\d%:]|\.\d)(?!\s*(?:m|km|mi"
+    r"(?<![\d.])(\d{1,2}|(?<=[转到])(?:[一二三四五六七八九]?十[一二三四五六七八九]?|[零一二三四五六七八九两]))"
+    r"(?![\d%:零一二三四五六七八九十两百千万]|\.\d)(?!\s*(?:m|km|mi"
     r"|miles?|metres?|meters?|blocks?|th|st|nd|rd|min|minutes?|times?|turns?|rotations?"
     r"|revolutions?|full)\b)(?!\s*(?:米|公里|分钟|号|路|街|圈|次))"
 )  # compiled on first use, with the flag below
@@ -2394,6 +2411,60 @@ def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
         yield Finding("dial combination", run[0].start(1), run[-1].end(1))
 
 
+# A code keyed in is a code, with or without its noun: "you punch 1947 and then the star
+# key", "got into her dad's iPhone with 190347", "在键盘输入 2468 再按确认"; and so is the
+# number a lock was set to ("the padlock was changed to 7731", "挂锁改成了 7731"). Three
+# digits or more, which may be a year ("punch 1947"); a number a unit follows ("typed 300
+# words", "按 3 次") counts something.
+_KEYED = (
+    r"\b(?:punch(?:es|ed|ing)?|key(?:s|ed|ing)?|tap(?:s|ped|ping)?|typ(?:e|es|ed|ing)"
+    r"|enter(?:s|ed|ing)?)(?: in)?(?: (?:the |a )?(?:code|digits|pin|passcode|number))?"
+    r"(?: as)?\s+"
+    r"|\b(?:g[eo]t(?:s|ting)? (?:in|into)|unlock(?:s|ed|ing)?|open(?:s|ed|ing)?)\b"
+    r"[^.;:\n\d]{0,40}?\b(?:with|using)\s+(?:the (?:code |digits |pin )?)?"
+    r"|(?:输入|键入|输|按|摁)(?:密码)?\s*"
+)
+_LOCK_SET = (
+    r"(?:lock|keypad|safe|vault|锁|保险柜|保险箱)"
+    r"[^.;\n\d。；]{0,30}?(?:\b(?:set|changed|reset|switched) to\b"
+    r"|(?:改|换|设|设置|重设)(?:成|为)了?)\s*"
+)
+_KEYED_STEMS = (
+    "punch",
+    "key",
+    "tap",
+    "typ",
+    "enter",
+    "got",
+    "get",
+    "unlock",
+    "open",
+    "输",
+    "键",
+    "按",
+    "摁",
+    "lock",
+    "safe",
+    "vault",
+    "锁",
+    "保险",
+)
+_KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![\w%:/-]|\.\d)")
+
+
+def _keyed_codes(text: str) -> Iterator[Finding]:
+    """A number keyed in to open something, or a lock was set to."""
+    lowered = text.lower()
+    if not any(ch.isdigit() for ch in text) or not any(s in lowered for s in _KEYED_STEMS):
+        return
+    for kind, pattern in (("code keyed in", _KEYED), ("lock code", _LOCK_SET)):
+        for m in re.finditer(pattern, lowered):
+            value = _KEYED_DIGITS.match(text, m.end())
+            if value is None or _counted(text, value):
+                continue
+            yield Finding(kind, *value.span())
+
+
 # An app password as Google and others print it: four groups of four lower-case letters
 # ("qzvf lmtk rpwa hxne"), beside a password noun; not words (at most one group is one).
 _LETTER_GROUPS = r"\b[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}\b"  # compiled on first use
@@ -2413,9 +2484,9 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 # to 'name of your first pet'", the answer when a bank or a login "asks 'name of your first
 # pet'", the answer to a quoted question after a word of recovery ("for the recovery form,
 # the answer to 'first pet' on that account is …"), a maiden name said of a login or its
-# recovery, "密保答案", "安全提问「第一所小学」答案是…", "问「母亲的娘家姓」…答案是…", the
-# answer a security question was set to ("set the security question answer to 'Captain
-# Waffles'", "答案设定成…").
+# recovery, a "maiden-name answer" quoted, "密保答案", "安全提问「第一所小学」答案是…",
+# "问「母亲的娘家姓」…答案是…", the answer a security question was set to ("set the security
+# question answer to 'Captain Waffles'", "答案设定成…").
 # A quoted question, whose apostrophes inside words ("first pet's name") do not close it.
 _QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
 _SECURITY_ANSWER_SOURCE = (
@@ -2432,8 +2503,8 @@ _SECURITY_ANSWER_SOURCE = (
     + r"|\b(?:bank|account|app|site|portal|log-?in|sign-?in|security|verification|recovery"
     r"|reset)\b[^.;\n]{0,40}?\b(?:asks?|asked|prompts?)(?: for)? [\"'“‘][^\"'”’\n]{3,60}"
     r"[\"'”’][^.;\n]{0,30}?\banswers?\b"
-    r"|\bmaiden name(?=[^.;\n]*\b(?:recovery|security|verification|verify|log-?in|sign-?in|"
-    r"reset)\b)"
+    r"|\bmaiden[- ]name(?:\s+answers?\b|(?=[^.;\n]*\b(?:recovery|security|verification|"
+    r"verify|log-?in|sign-?in|reset)\b))"
     r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"
     r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answers? to [\"'“‘]"
     + _QUESTION

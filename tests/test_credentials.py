@@ -52,6 +52,7 @@ NEWER_KINDS = (
     "_letter_groups",
     "_code_in_pieces",
     "_user_pass_pairs",
+    "_keyed_codes",
 )
 
 
@@ -950,6 +951,16 @@ PROBED_SECRETS = [
         "The answer she set for her bank's 'name of first pet' security question is Rex-the-Dog.",
         "Rex-the-Dog",
     ),
+    # A code keyed in with no noun for it, a number a lock was set to, a dial's turns in
+    # Chinese numbers, a device's administrator login, a maiden-name answer quoted.
+    ("The cleaner lets herself in: she keys in 5820 and waits for the green light.", "5820"),
+    ("Mum finally got into the old tablet with 240519 after an hour of guessing.", "240519"),
+    ("仓库的卷帘门，先输入 3319 再按井号。", "3319"),
+    ("The allotment padlock was reset to 0471 after the break-in.", "0471"),
+    ("车棚那把密码锁已经换成了 5082。", "5082"),
+    ("阁楼保险箱：左转十二，右转四十，再左转七。", "十二，右转四十，再左转七"),
+    ("The old camera still takes root / Lark2291 on its web page.", "Lark2291"),
+    ("Her bank login's maiden-name answer is 'Oyelaran-Cole'.", "Oyelaran-Cole"),
 ]
 
 
@@ -1093,6 +1104,14 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户家的电子锁是去年装的，用指纹开。",
         "User's old passwords planned for rotation are listed in the vault.",
         "用户的身分证快过期了，要去户政事务所换。",
+        "User typed 300 words of the essay before lunch.",
+        "User keys in about 40 invoices a day at work.",
+        "按2019年的标准，用户的房子算节能建筑。",
+        "User got into Cambridge in 2009 with three A grades.",
+        "The office safe was set to lock itself at 7 pm.",
+        "User is the admin / organiser of the village Facebook group.",
+        "User's role on the club site: admin: editor rights for the fixtures page.",
+        "用户家门口右转三十米就是地铁站。",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:

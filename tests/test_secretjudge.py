@@ -22,9 +22,9 @@ NOW = datetime(2026, 11, 23, tzinfo=UTC)
 
 # Secrets the finder has no pattern for: no noun it knows introduces the value.
 BACKSTOP_SECRETS = [
-    "User gets into the building by punching 6 0 3 9.",
-    "User's gym locker opens with 2-2-7.",
-    "用户进小区按 7 3 1 9 再按#。",
+    "User says the studio side entrance takes 6 0 3 9 then the bell.",
+    "For the shed, it is 2-2-7 and a hard pull.",
+    "用户进小区东门要 7 3 1 9 再按#。",
 ]
 # Harmless numbers, several of them beside words that introduce secrets elsewhere.
 HARMLESS = [
@@ -169,6 +169,6 @@ def test_the_gate_names_what_to_hide_and_hides_nothing_itself() -> None:
     c = CandidateIn(type="habit", subject="user", content=text, confidence=0.9)
     result = gate([c], [], [], aliases={}, policy=POLICY, now=NOW, judge=Judge(None))
     assert result.hidden == ("6 0 3 9",)
-    assert redact("punch 6039") == "punch 6039"
+    assert redact("seen 6039") == "seen 6039"
     hide(result.hidden)
-    assert redact("punch 6039") == f"punch {REDACTED}"
+    assert redact("seen 6039") == f"seen {REDACTED}"
