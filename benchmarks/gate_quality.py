@@ -127,11 +127,18 @@ Chinese, the same classes as heldout17, leaked over a parent's tax account, a fo
 handed to a new owner, a dental practice's bookings, a marina gate, an exam portal, a
 solar inverter's app, a niece's savings account, a community garden's padlock, a lost
 phone's unlock pattern and a streaming family plan, in voicemails, sticky notes,
-spreadsheet rows, docker-compose files, WeChat messages, bank letters and to-do lists)
-and `heldout61` (300, 32%
-Chinese, every class, from assistants for a long-haul lorry driver, a retired judge
-learning the piano, a beekeeper, a nurse on rotating shifts, a teenager preparing for the
-gaokao and a wedding photographer in Chengdu) were written by
+spreadsheet rows, docker-compose files, WeChat messages, bank letters and to-do lists),
+`heldout61` (300, 32% Chinese, every class, from assistants for a long-haul lorry driver,
+a retired judge learning the piano, a beekeeper, a nurse on rotating shifts, a teenager
+preparing for the gaokao and a wedding photographer in Chengdu), `heldout62` (200, 38%
+Chinese, the same classes as heldout17, leaked over a neighbour's online banking, a
+school's parents' group, a vet clinic's records, a lent camper van, a mortgage
+application, a baby monitor, a gym's door app, a boat's registration, a hacked email
+account and a family's password manager, in dictated emails, fridge notes, JSON
+configs, shell history, Telegram messages, scanned forms and diaries) and `heldout63`
+(300, 33% Chinese, some of it Cantonese, every class, from assistants for a ferry
+deckhand, a retired architect caring for his wife, a primary-school music teacher, a
+competitive cyclist, a law student in Wuhan and a baker in Hong Kong) were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -249,7 +256,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
