@@ -123,6 +123,11 @@ class CharModel:
     # With the embedding as well: how sure of "durable" this model must be before the
     # embedding is asked (most texts a word rule refuses are settled without a vector).
     overrule_screen: float = 0.0
+    # Below this probability of "durable" a text is refused as the likeliest other kind
+    # even when that kind is short of its threshold (a quip to the assistant read as 0.07
+    # durable and 0.45 small talk), for English and for Chinese (0: never).
+    floor: float = 0.0
+    floor_cjk: float = 0.0
 
     def probabilities(self, text: str) -> list[float]:
         """The probability of each label for `text` (softmax of the linear scores)."""
@@ -141,12 +146,15 @@ class CharModel:
         return [e / total for e in exps]
 
     def judge(self, text: str) -> CharVerdict:
-        """What `text` is: durable unless another kind passes its class's threshold."""
+        """What `text` is: durable unless another kind passes its class's threshold, or
+        durable is below its floor."""
         p = self.probabilities(text)
         best = max(range(len(LABELS)), key=lambda c: p[c])
         label = LABELS[best]
-        thresholds = self.thresholds_cjk if has_cjk(text) else self.thresholds
-        if label != "durable" and p[best] < thresholds[label]:
+        cjk = has_cjk(text)
+        thresholds = self.thresholds_cjk if cjk else self.thresholds
+        floor = self.floor_cjk if cjk else self.floor
+        if label != "durable" and p[best] < thresholds[label] and p[0] >= floor:
             label = "durable"
         probability = p[LABELS.index(label)]
         if label == "durable":
@@ -224,4 +232,6 @@ def load_chars() -> CharModel:
         float(meta.get("overrule", NEVER)),
         float(meta.get("overrule_cjk", NEVER)),
         float(meta.get("overrule_screen", 0.0)),
+        float(meta.get("floor", 0.0)),
+        float(meta.get("floor_cjk", 0.0)),
     )

@@ -169,3 +169,38 @@ def test_taiwans_words_are_judged_as_the_mainlands(taiwan: str, mainland: str) -
     model = load_chars()
     assert model.probabilities(taiwan) == pytest.approx(model.probabilities(mainland))
     assert model.judge(taiwan).label == model.judge(mainland).label
+
+
+@pytest.mark.parametrize(
+    ("bias", "floor", "label"),
+    [
+        # durable 0.09, small talk 0.57: short of its threshold, refused only with a floor
+        ([0.0, 0.5, 0.2, 1.9, 0.1], 0.1, "small_talk"),
+        ([0.0, 0.5, 0.2, 1.9, 0.1], 0.0, "durable"),
+        # durable 0.20 is above the floor: the threshold alone decides
+        ([1.0, 0.5, 0.2, 1.9, 0.1], 0.1, "durable"),
+    ],
+)
+def test_a_text_far_from_durable_is_refused_as_its_likeliest_kind(
+    bias: list[float], floor: float, label: str
+) -> None:
+    """Below the floor of p(durable), the likeliest other kind refuses the text even
+    short of that kind's threshold; above it, only a threshold refuses."""
+    from array import array
+
+    from pipeline.charjudge import CharModel
+
+    thresholds = {kind: 0.6 for kind in LABELS[1:]}
+    model = CharModel(
+        1, array("f", [0.0] * 2 * len(LABELS)), tuple(bias), thresholds, {}, floor=floor
+    )
+    p = model.probabilities("User has a plan")
+    assert p[LABELS.index("small_talk")] < 0.6
+    assert model.judge("User has a plan").label == label
+
+
+def test_the_shipped_model_reads_its_floor() -> None:
+    """The floor cross-validation chose is read from chars.json: 0.10 for English, none
+    for Chinese (a floor cost as much as it saved there)."""
+    model = load_chars()
+    assert (model.floor, model.floor_cjk) == (0.1, 0.0)
