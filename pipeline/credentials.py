@@ -482,6 +482,7 @@ def _findings(text: str) -> list[Finding]:
     found += _document_numbers(text)
     found += _random_tokens(text)
     found += _card_codes(text)
+    found += _spelled_card_numbers(text)
     found += _code_in_pieces(text)
     found += _framed_values(text)
     found += _split_keys(text)
@@ -929,7 +930,8 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
         yield Finding("recovery phrase", han.start(1), han.end(1))
     # Four or more lower-case words, none of them a function word, that a link a few
     # characters after the noun gives as its value and that end the clause ("助记词的前六个
-    # 字是 canyon drift pillow saddle ember lotus"): a phrase, or the start of one.
+    # 字是 canyon drift pillow saddle ember lotus", "seed phrase starts 'orbit canvas mellow
+    # ribbon ...'"): a phrase, or the start of one.
     linked = _LINKED_RUN.search(text, start, end) if short else None
     if linked and linked.start() - start <= _LINK_REACH:
         words = linked.group(1).replace(",", " ").replace("、", " ").split()
@@ -950,8 +952,9 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
 
 _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
 _LINKED_RUN = re.compile(
-    r"(?:[:：=]|是|为|\b(?:is|are|was|were)\b)\s*((?:[a-z]{3,8}[ ,、]+){3,23}[a-z]{3,8})"
-    r"(?=\s*(?:[.;,。；，!！?？)」』\n]|$))"
+    r"(?:[:：=]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"
+    r"((?:[a-z]{3,8}[ ,、]+){3,23}[a-z]{3,8})"
+    r"(?=\s*(?:\.\.\.|…)?[\"'”’]?\s*(?:[.;,。；，!！?？)」』\n]|$))"
 )
 _LINK_REACH = 12  # characters from the noun to its link: "的前六个字是"
 LISTED_SHARE = 0.75
@@ -1759,6 +1762,31 @@ def _counted(text: str, piece: re.Match[str]) -> bool:
     )
 
 
+# A card number read out in words ("three seven nine eight, four five one two, …"): 13 to
+# 19 digit words in a row whose digits pass Luhn, as a card number in digits does.
+_DIGIT_VALUE = {
+    "zero": "0", "oh": "0", "nought": "0", "naught": "0", "nil": "0", "one": "1", "two": "2",
+    "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+}  # fmt: skip
+MIN_CARD_DIGITS = 13
+_SPELLED_CARD = rf"(?<![a-z])(?=[zontfse]){_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{12,18}}(?![a-z])"
+
+
+def _spelled_card_numbers(text: str) -> Iterator[Finding]:
+    """Card numbers spelled out in English digit words."""
+    if text.count(" ") + text.count(",") + text.count("-") < MIN_CARD_DIGITS - 1:
+        return  # thirteen words at least
+    lowered = text.lower()
+    if len(lowered) != len(text) or sum(word in lowered for word in _DIGIT_VALUE) < 2:
+        return
+    from stdnum import luhn
+
+    for m in re.finditer(_SPELLED_CARD, lowered):
+        digits = "".join(_DIGIT_VALUE[w] for w in re.findall(r"[a-z]+", m.group()))
+        if digits[0] != "0" and len(set(digits)) > 1 and luhn.is_valid(digits):
+            yield Finding("card number", *m.span())
+
+
 # A card's security code is three digits (four on some cards): shorter than any other code.
 # "安全码" is the card's code in Chinese; "security code", "digits on the back", "三码",
 # "三位数" and "三个数字" ("the three digits") are one when a card is named in its clause
@@ -1778,6 +1806,11 @@ _CARD_CODE_IF_CARD = (
 _CARD_CODE_STEMS = ("cv", "安全码", "安全碼", *_CARD_CODE_IF_CARD)
 _SPELLED_CARD_CODE = re.compile(
     rf"\s*(?:是|为|:|：)\s*({_CN_DIGIT}(?:\s*[、,，]?\s*{_CN_DIGIT}){{2,3}})(?!\s*[、,，]?\s*{_CN_DIGIT})"
+)
+# Or in English digit words, on lower case ("cvv four one nine").
+_SPELLED_CARD_CODE_EN = re.compile(
+    rf"\s*(?:is\s+|[:=]\s*)?({_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{2,3}})\b"
+    rf"(?![\s,-]+{_DIGIT_WORD}\b)"
 )
 _BACK_OF_CARD = re.compile(r"\bdigits on the back\b")
 # Compiled on first use, by `re`'s own cache.
@@ -1813,6 +1846,10 @@ def _card_codes(text: str) -> Iterator[Finding]:
             continue
         spelled = _SPELLED_CARD_CODE.match(text, match.end())
         if spelled and has_cjk(noun):
+            yield Finding(_noun_kind(match.group()), *spelled.span(1))
+            continue
+        spelled = _SPELLED_CARD_CODE_EN.match(lowered, match.end())
+        if spelled and len(lowered) == len(text):
             yield Finding(_noun_kind(match.group()), *spelled.span(1))
             continue
         for token in list(_VALUE_TOKEN.finditer(text, match.end(), clause_end))[:_CARD_GAP]:
@@ -2430,39 +2467,40 @@ _LOCK_SET = (
     r"|(?:改|换|设|设置|重设)(?:成|为)了?)\s*"
 )
 _KEYED_STEMS = (
-    "punch",
-    "key",
-    "tap",
-    "typ",
-    "enter",
-    "got",
-    "get",
-    "unlock",
-    "open",
-    "输",
-    "键",
-    "按",
-    "摁",
-    "lock",
-    "safe",
-    "vault",
-    "锁",
-    "保险",
+    "punch", "key", "tap", "typ", "enter", "got", "get", "unlock", "open", "lock", "safe",
+    "vault", "输", "键", "按", "摁", "锁", "保险",
+)  # fmt: skip
+_KEYED_STEM = re.compile(
+    r"punch|key|tap|typ|enter|g[eo]t|unlock|open|lock|safe|vault|[输键按摁锁]|保险"
 )
+_THREE_DIGITS = re.compile(r"\d(?:[ -]?\d){2}")
+
+
+@cache
+def _keyed_pattern() -> re.Pattern[str]:
+    return re.compile(rf"(?P<keyed>{_KEYED})|(?P<set>{_LOCK_SET})")
+
+
 _KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![\w%:/-]|\.\d)")
 
 
 def _keyed_codes(text: str) -> Iterator[Finding]:
     """A number keyed in to open something, or a lock was set to."""
-    lowered = text.lower()
-    if not any(ch.isdigit() for ch in text) or not any(s in lowered for s in _KEYED_STEMS):
+    if _THREE_DIGITS.search(text) is None:
         return
-    for kind, pattern in (("code keyed in", _KEYED), ("lock code", _LOCK_SET)):
-        for m in re.finditer(pattern, lowered):
-            value = _KEYED_DIGITS.match(text, m.end())
-            if value is None or _counted(text, value):
-                continue
-            yield Finding(kind, *value.span())
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _KEYED_STEMS):
+        return  # a look for each stem is far quicker than the stem pattern on a long text
+    # Read only where a stem starts: a long text is not scanned for every verb and lock.
+    pattern = _keyed_pattern()
+    for stem in _KEYED_STEM.finditer(lowered):
+        m = pattern.match(lowered, stem.start())
+        if m is None:
+            continue
+        value = _KEYED_DIGITS.match(text, m.end())
+        if value is None or _counted(text, value):
+            continue
+        yield Finding("code keyed in" if m.lastgroup == "keyed" else "lock code", *value.span())
 
 
 # An app password as Google and others print it: four groups of four lower-case letters

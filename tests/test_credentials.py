@@ -53,6 +53,7 @@ NEWER_KINDS = (
     "_code_in_pieces",
     "_user_pass_pairs",
     "_keyed_codes",
+    "_spelled_card_numbers",
 )
 
 
@@ -961,6 +962,17 @@ PROBED_SECRETS = [
     ("阁楼保险箱：左转十二，右转四十，再左转七。", "十二，右转四十，再左转七"),
     ("The old camera still takes root / Lark2291 on its web page.", "Lark2291"),
     ("Her bank login's maiden-name answer is 'Oyelaran-Cole'.", "Oyelaran-Cole"),
+    # A card number and a card's code in digit words; the start of a wallet phrase quoted.
+    (
+        "He read his Visa out to the florist: four five three two, zero one five one, one two "
+        "eight three, zero three six six.",
+        "four five three two, zero one five one, one two eight three, zero three six six",
+    ),
+    ("for the gym app the card with cvv seven oh two, the blue one", "seven oh two"),
+    (
+        "Her wallet's recovery phrase begins 'lizard opera velvet cabin ...'",
+        "lizard opera velvet cabin",
+    ),
 ]
 
 
@@ -1112,6 +1124,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User is the admin / organiser of the village Facebook group.",
         "User's role on the club site: admin: editor rights for the fixtures page.",
         "用户家门口右转三十米就是地铁站。",
+        "User counted one two three four five six seven eight nine ten out loud for the kids.",
+        "The CVV is one of the things User never writes down.",
+        "User's seed phrase begins with a word they can never spell.",
     ],
 )
 def test_near_misses_of_the_probed_phrasings_pass(text: str) -> None:
