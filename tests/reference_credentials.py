@@ -153,6 +153,7 @@ _MONTHS = frozenset(
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_IPV4 = re.compile(r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}")
 _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
 _COPULA = re.compile(
     r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE
@@ -527,6 +528,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
         return False
     if re.fullmatch(r"@[A-Za-z0-9_.]{2,30}", value):
         return False  # "@kai.irezumi": a public handle, not a secret
+    if _IPV4.fullmatch(value):
+        return False  # "192.168.8.1": where a router answers, not a secret
     if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
         return True  # a dial lock's combination, "3-3-9"
     digits = sum(ch.isdigit() for ch in value)

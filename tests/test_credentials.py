@@ -1125,6 +1125,7 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's role on the club site: admin: editor rights for the fixtures page.",
         "用户家门口右转三十米就是地铁站。",
         "User counted one two three four five six seven eight nine ten out loud for the kids.",
+        "User's router admin page is at 192.168.0.254 and only works on the home network.",
         "The CVV is one of the things User never writes down.",
         "User's seed phrase begins with a word they can never spell.",
     ],
