@@ -1701,9 +1701,9 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 # A code read out in pieces after its noun: digit by digit with commas between ("4, 2, 1, 1,
 # 9, 0", "4、2、1、1、9、0", "五、八、零、二"; Chinese digits also in groups, "五三八、零一七"),
 # or in two to four short groups with words between ("comes in two halves: first 58, then
-# 04", "前段 71 后段 58"), or four to eight single digits so ("turn to 5, then 2, then 8,
-# then 0"). A group that counts something ("12 times", "4 digits", "3 位") or is a year is
-# no piece of a code.
+# 04", "前段 71 后段 58", "前三位482 后三位906"), or four to eight single digits so ("turn
+# to 5, then 2, then 8, then 0"). A group that counts something ("12 times", "4 digits",
+# "3 位") or is a year is no piece of a code; a piece may follow Chinese at once.
 _CN_DIGIT = "[零〇一二三四五六七八九]"
 _CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
 _LISTED_DIGITS = re.compile(
@@ -1711,7 +1711,7 @@ _LISTED_DIGITS = re.compile(
     rf"|(?<!{_CN_DIGIT}){_CN_DIGIT}{{2,4}}(?:\s*[,，、]\s*{_CN_DIGIT}{{2,4}})+"
     rf"(?!{_CN_DIGIT}|\s*[{_CJK_UNITS}])"
 )
-_PIECE = re.compile(r"(?<![\w.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
+_PIECE = re.compile(r"(?<![A-Za-z0-9_.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
 _MAX_PIECES = 4
 # Or digit by digit with a few words between: four to eight single digits.
 _ONE_DIGIT = re.compile(r"(?<![\w.:/%-])\d(?![\w:/%-]|\.\w)")

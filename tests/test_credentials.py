@@ -973,6 +973,8 @@ PROBED_SECRETS = [
         "Her wallet's recovery phrase begins 'lizard opera velvet cabin ...'",
         "lizard opera velvet cabin",
     ),
+    # A code in pieces right after the words that count them.
+    ("银行卡密码她分两次发的：前两位57，后四位0392。", "0392"),
 ]
 
 
@@ -1126,6 +1128,7 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户家门口右转三十米就是地铁站。",
         "User counted one two three four five six seven eight nine ten out loud for the kids.",
         "User's router admin page is at 192.168.0.254 and only works on the home network.",
+        "用户的密码长度是12位，前3位是字母。",
         "The CVV is one of the things User never writes down.",
         "User's seed phrase begins with a word they can never spell.",
     ],
