@@ -11,11 +11,19 @@ in the same fold, so a fold never sees a paraphrase of its own test rows). Thres
 scored where the judge decides in the gate: on the rows the rules let through, with an
 injection counted only when the text is a rule for the assistant. The probability of
 "durable" at which the judge sets aside a word rule's refusal (a time word, a hedge, a
-word of small talk) is scored on the rows those rules refuse. Three sets are chosen:
+word of small talk) is scored on the rows those rules refuse, and the n-gram model's floor
+(the probability of "durable" below which it refuses a text as its likeliest other kind)
+on the rows the rules let through. Three sets are chosen:
 English with both models, English with n-grams alone (no semantic extra), and Chinese
 (n-grams alone).
 Secrets are left out (values are the detector's job), and low-confidence rows count as
 durable (their text is a good fact; only the model's confidence was low).
+
+The shipped thresholds were chosen with the rules of an earlier build. With the rules as
+they stand, the script chooses other ones for the n-gram model (English guesses 0.80,
+Chinese small talk 0.75, setting refusals aside from 0.80 and 0.60; the weights come out
+the same), which were worse on heldout16 to heldout61 (the gate 16 rows, the rules with
+n-grams 19): the shipped thresholds were kept, and the floor chosen here added to them.
 
     python benchmarks/train_judge.py
 """
