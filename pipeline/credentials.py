@@ -239,7 +239,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
-        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?|统一证号|居留证号码?"
+        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?|统一证号|居留证号码?|金钥"
     ).split("|")
 )
 
@@ -492,6 +492,7 @@ def _findings(text: str) -> list[Finding]:
     found += _security_answers(text)
     found += _ein_numbers(text)
     found += _user_pass_pairs(text)
+    found += _command_passwords(text)
     found += _assigned_values(text)
     found += _dial_turns(text)
     found += _keyed_codes(text)
@@ -955,7 +956,7 @@ _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled
 _LINKED_RUN = re.compile(
     r"(?:[:：=]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"
     r"((?:[a-z]{3,8}[ ,、]+){3,23}[a-z]{3,8})"
-    r"(?=\s*(?:\.\.\.|…)?[\"'”’]?\s*(?:[.;,。；，!！?？)」』\n]|$))"
+    r"(?=\s*(?:\.\.\.|…)?[\"'”’]|\s*(?:[.;,。；，!！?？)」』\n]|$))"
 )
 _LINK_REACH = 12  # characters from the noun to its link: "的前六个字是"
 LISTED_SHARE = 0.75
@@ -1815,7 +1816,7 @@ _SPELLED_CARD_CODE_EN = re.compile(
 )
 _BACK_OF_CARD = re.compile(r"\bdigits on the back\b")
 # Compiled on first use, by `re`'s own cache.
-_CARD_WORD = r"\b(?:cards?|visa|mastercard|amex|discover)\b|卡"
+_CARD_WORD = r"cards?\b|\b(?:visa|amex|discover)\b|卡"  # "Barclaycard", "Mastercard"
 _CARD_CODE = re.compile(r"\d{3,4}")
 
 
@@ -2350,6 +2351,31 @@ def _user_pass_pairs(text: str) -> Iterator[Finding]:
                 yield Finding("administrator password", m.start(1), m.start(1) + len(value))
 
 
+# A password given on a command line: "mysql -u root -pTangerine_88", "--password=…",
+# "sshpass -p …", "curl -u name:…". A flag that takes no value ("--password --user x")
+# is followed by another flag, not a value.
+_COMMAND_PASSWORD = (
+    r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?=[^\s-])(\S+)"
+    r"|--password(?:=|\s+)(?!-)(\S+)"
+    r"|\bsshpass\s+-p\s*(?!-)(\S+)"
+    r"|\bcurl\b[^\n]*?\s(?:-u|--user)\s+[^\s:]+:(\S+)"
+)  # compiled on first use
+_COMMANDS = ("mysql", "mariadb", "--password", "sshpass", "curl")
+
+
+def _command_passwords(text: str) -> Iterator[Finding]:
+    """Passwords passed to a command as a flag's value."""
+    if not any(command in text for command in _COMMANDS):
+        return
+    for m in re.finditer(_COMMAND_PASSWORD, text):
+        group = next(g for g in range(1, 5) if m.group(g) is not None)
+        raw = m.group(group)
+        start = m.start(group) + len(raw) - len(raw.lstrip("'\"`"))
+        value = raw.strip(_TRIM + "`")
+        if _is_value(value, linked=True) and not re.match(_PLACEHOLDER, value):
+            yield Finding("password on a command line", start, start + len(value))
+
+
 # A US employer identification number after its initialism, in capitals ("ein" is a German
 # article): two digits, a hyphen, seven digits ("User's LLC has EIN 84-3729105").
 _EIN = r"\bEIN\b[^\n\d]{0,20}?(\d{2}-\d{7})(?![\d-])"  # compiled on first use
@@ -2534,6 +2560,8 @@ _SECURITY_ANSWER_SOURCE = (
     r"\b(?:set|changed|updated|reset|made)\b[^.;\n]{0,40}?\b(?:security|secret|memorable|"
     r"verification) (?:questions?(?:['’]s)? )?answers?(?:\s+(?:for|on|at)(?: [\w'’.-]+){1,3}?)?"
     r"\s+(?:to|as)"
+    r"|\b(?:set|changed|updated|reset|made)\b[^.;\n]{0,40}?[\"'“‘]" + _QUESTION + r"\s+answers?"
+    r"\s+(?:to|as)\b"
     r"|\b(?:security|secret|memorable|recovery) (?:questions?(?:['’]s)? )?(?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
     r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification) questions?\b"
@@ -2553,6 +2581,7 @@ _SECURITY_ANSWER_SOURCE = (
     r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
     r"|问[「“\"][^」”\"\n]{2,30}[」”\"][^。；;\n]{0,24}?答案"
 )
+_SHOUTED = re.compile(r"\s+(?:[A-Z]{4,}|[A-Za-z]*\d[A-Za-z\d]*)(?![\w'’-])")
 # A noun that ends in its own link ("… set the answer to", "… security question, the first
 # pet was called"): the value follows at once.
 _LINKED_ANSWER = (" to", " as", " with", " answers", " answered", " called", " named")
@@ -2583,11 +2612,13 @@ def _security_answers(text: str) -> Iterator[Finding]:
         _, clause_end = _clause_around(text, *noun.span())
         if noun.group().lower().endswith(_LINKED_ANSWER):
             linked = noun.end()
-        elif (
-            noun.group().lower().endswith(("word", "words", "answer", "answers"))
-            and text[noun.end() : noun.end() + 2].lstrip()[:1] in _QUOTES
+        elif noun.group().lower().endswith(("word", "words", "answer", "answers")) and (
+            text[noun.end() : noun.end() + 2].lstrip()[:1] in _QUOTES
+            or _SHOUTED.match(text, noun.end())
         ):
-            linked = noun.end()  # quoted at once: "typed his memorable word 'ferryman'"
+            # Quoted at once, or in capitals or with a digit: "typed his memorable word
+            # 'ferryman'", "memorable word HEDGEHOG".
+            linked = noun.end()
         else:
             link = links.search(text, noun.end(), clause_end)
             if link is None or len(text[noun.end() : link.start()].split()) > _ANSWER_GAP_WORDS:

@@ -54,6 +54,7 @@ NEWER_KINDS = (
     "_user_pass_pairs",
     "_keyed_codes",
     "_spelled_card_numbers",
+    "_command_passwords",
 )
 
 
@@ -975,6 +976,23 @@ PROBED_SECRETS = [
     ),
     # A code in pieces right after the words that count them.
     ("银行卡密码她分两次发的：前两位57，后四位0392。", "0392"),
+    # Passwords on a command line; a card's code beside a card brand's name; the answer a
+    # quoted question was set to; a memorable word in capitals; Taiwan's word for a key;
+    # a wallet phrase's start, quoted, with more after it.
+    ("Nightly job: mysqldump -h db1 -u backup -pKettle_204 --all-databases", "Kettle_204"),
+    ("He scripts it with sshpass -p 'Quay7!sunset' ssh admin@nas", "Quay7!sunset"),
+    ("The staging check is curl -u ops:Fjord91x https://staging.example/health", "Fjord91x"),
+    ("the three digits on the back of her Mastercard are 806", "806"),
+    (
+        "For the email account she reset the 'city you were born in' answer to Port Talbot.",
+        "Port Talbot",
+    ),
+    ("bank app notes: memorable word LANTERN, they ask for three letters", "LANTERN"),
+    ("用户的 VPN 金钥是「海风-0423-灯塔」。", "海风-0423-灯塔"),
+    (
+        "His Trezor recovery phrase starts 'velvet harbor crane amused' and the rest is safe.",
+        "velvet harbor crane amused",
+    ),
 ]
 
 
@@ -1129,6 +1147,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User counted one two three four five six seven eight nine ten out loud for the kids.",
         "User's router admin page is at 192.168.0.254 and only works on the home network.",
         "用户的密码长度是12位，前3位是字母。",
+        "User runs mysql with -p so it prompts for the password.",
+        "User passes --password --user admin and types the password when asked.",
+        "User's memorable word is one they picked as a child.",
         "The CVV is one of the things User never writes down.",
         "User's seed phrase begins with a word they can never spell.",
     ],
