@@ -57,12 +57,21 @@ def grams(text: str) -> list[str]:
 # training data is mostly mainland Chinese): "使用者" is "用户", as "密碼" is "密码" once
 # folded. The secret and message models read the text as it is.
 _REGIONAL = {"使用者": "用户", "网路": "网络", "讯息": "消息", "简讯": "短信", "影片": "视频"}
-_REGIONAL_WORDS = re.compile("|".join(_REGIONAL))
+# And Cantonese's written words, whose characters Mandarin does not use that way (唔 for
+# 不, 咗 for 了, 喺 for 在; "应该系" is Cantonese's "应该是" once simplified, 係 being 系):
+# "焗炉啱啱坏咗" is "焗炉刚刚坏了". Words Mandarin shares ("或者", "话") are read as written.
+_REGIONAL |= {
+    "唔该": "谢谢", "多谢": "谢谢", "唔": "不", "咗": "了", "嘢": "东西", "啲": "些", "喺": "在",
+    "冇": "没有", "佢哋": "他们", "佢": "他", "嘅": "的", "啱啱": "刚刚", "嚟": "来",
+    "而家": "现在", "应该系": "应该是", "系咪": "是不是", "系唔系": "是不是",
+}  # fmt: skip
+_REGIONAL_WORDS = re.compile("|".join(sorted(_REGIONAL, key=len, reverse=True)))
 
 
 def mainland(text: str) -> str:
     """`text` in Simplified characters with Taiwan's words for the user, the network,
-    messages and videos as the mainland's (the n-grams fold it once, after)."""
+    messages and videos, and Cantonese's written words, as the mainland's (the n-grams
+    fold it once, after)."""
     if text.isascii():
         return text
     return _REGIONAL_WORDS.sub(lambda m: _REGIONAL[m.group()], simplified(text))

@@ -161,11 +161,15 @@ def test_a_lexical_turn_refuses_a_passing_state_by_ngrams_and_says_why(
         ("使用者回了一句「哈哈好啦謝謝」。", "用户回了一句「哈哈好啦谢谢」。"),
         ("使用者在網路上申請補發了健保卡。", "用户在网络上申请补发了健保卡。"),
         ("使用者每天晚上看日劇影片。", "用户每天晚上看日剧视频。"),
+        # Cantonese's written words as Mandarin's; 係 only where it is "to be"
+        ("部電腦啱啱死咗機，佢好嬲。", "部电脑刚刚死了机，他好嬲。"),
+        ("應該係佢媽媽教佢煮飯嘅。", "应该是他妈妈教他煮饭的。"),
+        ("用戶同佢老闆關係好好。", "用户同他老板关系好好。"),
     ],
 )
 def test_taiwans_words_are_judged_as_the_mainlands(taiwan: str, mainland: str) -> None:
-    """The n-gram judge learnt mostly from mainland Chinese: "使用者" reads as "用户", as
-    Traditional characters read as Simplified ones."""
+    """The n-gram judge learnt mostly from mainland Chinese: "使用者" reads as "用户", and
+    Cantonese's "啱啱…咗" as "刚刚…了", as Traditional characters read as Simplified ones."""
     model = load_chars()
     assert model.probabilities(taiwan) == pytest.approx(model.probabilities(mainland))
     assert model.judge(taiwan).label == model.judge(mainland).label
