@@ -1504,7 +1504,12 @@ _OTHER_NOUN_STEMS = (
 _OTHER_VALUE_TOKEN = re.compile(
     r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+"
 )
-_DIGIT_WORD = r"(?:zero|oh|nought|naught|nil|one|two|three|four|five|six|seven|eight|nine)"
+# Each digit's words, and the pattern of any one of them.
+_DIGIT_VALUE = {
+    "zero": "0", "oh": "0", "nought": "0", "naught": "0", "nil": "0", "one": "1", "two": "2",
+    "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+}  # fmt: skip
+_DIGIT_WORD = f"(?:{'|'.join(_DIGIT_VALUE)})"
 # A number read out in words stands for one digit ("seven"), or two ("eighty-four",
 # "thirteen"): "five two one, eighty-four, thirty-three oh seven" is nine digits.
 _TWO_DIGIT_WORD = (
@@ -1766,12 +1771,8 @@ def _counted(text: str, piece: re.Match[str]) -> bool:
 
 # A card number read out in words ("three seven nine eight, four five one two, …"): 13 to
 # 19 digit words in a row whose digits pass Luhn, as a card number in digits does.
-_DIGIT_VALUE = {
-    "zero": "0", "oh": "0", "nought": "0", "naught": "0", "nil": "0", "one": "1", "two": "2",
-    "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
-}  # fmt: skip
 MIN_CARD_DIGITS = 13
-_SPELLED_CARD = rf"(?<![a-z])(?=[zontfse]){_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{12,18}}(?![a-z])"
+_SPELLED_CARD = rf"(?<![a-z]){_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{12,18}}(?![a-z])"
 
 
 def _spelled_card_numbers(text: str) -> Iterator[Finding]:
@@ -2499,9 +2500,7 @@ _KEYED_STEMS = (
     "punch", "key", "tap", "typ", "enter", "got", "get", "unlock", "open", "lock", "safe",
     "vault", "输", "键", "按", "摁", "锁", "保险",
 )  # fmt: skip
-_KEYED_STEM = re.compile(
-    r"punch|key|tap|typ|enter|g[eo]t|unlock|open|lock|safe|vault|[输键按摁锁]|保险"
-)
+_KEYED_STEM = re.compile("|".join(_KEYED_STEMS))
 _THREE_DIGITS = re.compile(r"\d(?:[ -]?\d){2}")
 
 
