@@ -196,6 +196,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "driver'?s licen[cs]e(?: number)?",
     "licen[cs]e (?:number|key)",
     "serial (?:number|key)",
+    "product keys?",
     "secrets?",
     "api ?keys?",
     "tokens?(?= *[:=])",
@@ -848,7 +849,8 @@ def _validated(
                 yield Finding("national id number", start, end)
                 i += n
                 break
-            checked_shape = True  # only the longest number-shaped run is introduced
+            if compact.isdigit():
+                checked_shape = True  # only the longest number-shaped run is introduced
         else:
             i += 1
 
@@ -1532,17 +1534,21 @@ _CHINESE_NUMERAL = (
 def _spelled_patterns() -> tuple[re.Pattern[str], ...]:
     """Runs of number words, one number word, a one-digit word; runs of Chinese digits
     (each character one digit, or counted: "六个8" is six eights, "三个五两个零" five
-    digits), and a count. Compiled on first use: most texts hold no sensitive noun."""
+    digits, "三个二加一个九" four), and a count. Compiled on first use: most texts hold no
+    sensitive noun."""
+    counted = r"[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
+    digit = r"[零〇一二三四五六七八九两壹贰叁参肆伍陆柒捌玖]"
     return (
         re.compile(rf"{_NUMBER_WORD}(?:[\s,-]+{_NUMBER_WORD})+"),
         re.compile(_NUMBER_WORD),
         re.compile(rf"{_DIGIT_WORD}$"),
-        re.compile(
-            r"(?:[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
-            r"|[零〇一二三四五六七八九两壹贰叁参肆伍陆柒捌玖])+"
-        ),
+        # A word that joins two counts ("加", "再") joins them into one code.
+        re.compile(rf"(?:{counted}|{digit})(?:{counted}|{digit}|{_COUNT_JOINER}(?={counted}))*"),
         re.compile(r"([一二三四五六七八九两])个"),
     )
+
+
+_COUNT_JOINER = "[加和再跟]"
 
 
 MIN_SPELLED_DIGITS = 4
@@ -1552,6 +1558,7 @@ def _spelled_digits(text: str) -> int:
     """How many digits a run of number words or Chinese digits stands for."""
     _, word, one_digit, _, count = _spelled_patterns()
     if has_cjk(text):
+        text = re.sub(_COUNT_JOINER, "", text)
         counted = sum(_CHINESE_NUMERAL[m.group(1)] for m in count.finditer(text))
         return counted + len(count.sub("", text)) - len(count.findall(text))
     return sum(1 if one_digit.match(m.group()) else 2 for m in word.finditer(text))

@@ -976,6 +976,14 @@ PROBED_SECRETS = [
     ),
     # A code in pieces right after the words that count them.
     ("银行卡密码她分两次发的：前两位57，后四位0392。", "0392"),
+    # A product key; an identity number with words after it; a code counted in groups
+    # joined by 加.
+    ("The old Office product key was 7HQ2M-K9X4P, now useless.", "7HQ2M-K9X4P"),
+    (
+        "She entered her Unique Taxpayer Reference 5910 3317 42 on the form yesterday.",
+        "5910 3317 42",
+    ),
+    ("保险柜密码是三个七加一个三", "三个七加一个三"),
     # Passwords on a command line; a card's code beside a card brand's name; the answer a
     # quoted question was set to; a memorable word in capitals; Taiwan's word for a key;
     # a wallet phrase's start, quoted, with more after it.
@@ -1150,6 +1158,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User runs mysql with -p so it prompts for the password.",
         "User passes --password --user admin and types the password when asked.",
         "User's memorable word is one they picked as a child.",
+        "User keeps every product key in the family password manager.",
+        "门禁密码的位数是四个数加一个井号。",
         "The CVV is one of the things User never writes down.",
         "User's seed phrase begins with a word they can never spell.",
     ],
