@@ -585,6 +585,16 @@ _NINO_SHAPE = re.compile(r"\d\d ?\d\d ?\d\d ?[A-D]")
 _SSN_SHAPE = re.compile(r"\d\d\d([- ])\d\d\1\d\d\d\d")
 
 
+def _is_card_number(digits: str) -> bool:
+    """Whether a run of 13 to 19 digits is a card number: its Luhn check holds, and no card
+    number starts with 0 (the industry digit) or is one digit repeated, though
+    "0000000000000" passes Luhn."""
+    from stdnum import luhn
+
+    issued = digits[:1] not in ("", "0") and len(set(digits)) > 1
+    return 13 <= len(digits) <= 19 and issued and luhn.is_valid(digits)
+
+
 def _checksummed(text: str) -> Iterator[Finding]:
     if _DIGIT.search(text) is None:
         return
@@ -595,15 +605,11 @@ def _checksummed(text: str) -> Iterator[Finding]:
     ssn_shape = _SSN_SHAPE.search(text) is not None
     if not (long_number or iban_shape or nino_shape or ssn_shape):
         return
-    from stdnum import iban, luhn
+    from stdnum import iban
     from stdnum.cn import ric
 
     for m in _CARD.finditer(text) if long_number else ():
-        digits = re.sub(r"\D", "", m.group())
-        # No card number starts with 0 (the industry digit) or is one digit repeated, though
-        # "0000000000000" passes Luhn.
-        issued = digits[0] != "0" and len(set(digits)) > 1
-        if 13 <= len(digits) <= 19 and issued and luhn.is_valid(digits):
+        if _is_card_number(re.sub(r"\D", "", m.group())):
             yield Finding("card number", m.start(), m.end())
     for m in _IBAN.finditer(upper) if iban_shape else ():
         # The pattern may run on into the next word ("... 00 IS"): try shorter prefixes.
@@ -1789,11 +1795,8 @@ def _spelled_card_numbers(text: str) -> Iterator[Finding]:
     lowered = text.lower()
     if len(lowered) != len(text) or sum(word in lowered for word in _DIGIT_VALUE) < 2:
         return
-    from stdnum import luhn
-
     for m in re.finditer(_SPELLED_CARD, lowered):
-        digits = "".join(_DIGIT_VALUE[w] for w in re.findall(r"[a-z]+", m.group()))
-        if digits[0] != "0" and len(set(digits)) > 1 and luhn.is_valid(digits):
+        if _is_card_number("".join(_DIGIT_VALUE[w] for w in re.findall(r"[a-z]+", m.group()))):
             yield Finding("card number", *m.span())
 
 
@@ -2376,7 +2379,7 @@ def _command_passwords(text: str) -> Iterator[Finding]:
     if not any(command in text for command in _COMMANDS):
         return
     for m in re.finditer(_COMMAND_PASSWORD, text):
-        group = next(g for g in range(1, 5) if m.group(g) is not None)
+        group = m.lastindex or 0  # each alternative holds one group, the value
         raw = m.group(group)
         start = m.start(group) + len(raw) - len(raw.lstrip("'\"`"))
         value = raw.strip(_TRIM + "`")
