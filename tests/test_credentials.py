@@ -55,6 +55,7 @@ NEWER_KINDS = (
     "_keyed_codes",
     "_spelled_card_numbers",
     "_command_passwords",
+    "_password_shaped",
 )
 
 
@@ -1002,6 +1003,43 @@ PROBED_SECRETS = [
         "velvet harbor crane amused",
     ),
 ]
+
+
+# A password by its shape alone, however it is introduced: capitals, small letters, digits
+# and signs together, as a piece of a line too; and what shares part of that shape.
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Marco says the rest is seawall!Gulls4, typed after the guest name.", "seawall!Gulls4"),
+        ("Jonah told her the Bandcamp one is still tidepool-9-Orca.", "tidepool-9-Orca"),
+        ("the sheet lists it as 'Adm1n-EV/4471' (maybe a 1 read as a slash)", "Adm1n-EV/4471"),
+        ("奶奶贴在平板背面的那张纸写着 Gardenia#1947。", "Gardenia#1947"),
+        ("backup host line: db.lan:5432:shop:admin:T0ffee_Crunch91", "T0ffee_Crunch91"),
+        ("same as always, Run10k!2020", "Run10k!2020"),
+    ],
+)
+def test_password_shaped_tokens_are_found(text: str, value: str) -> None:
+    assert value in {text[f.start : f.end] for f in find_secrets(text)}
+    assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User's laptop has an i9-14900K and a 4090.",
+        "User flies the Boeing-737 and the Airbus-A320 for a regional airline.",
+        "User's studio wifi network is called BlueHeron_5G.",
+        "Her home network is Lindqvist-Mesh-2.4GHz, on the landing.",
+        "User writes to Bob.Smith_2@mail.example.org about the rota.",
+        "User's notes live in ~/Notes/Work_2024!/plan.md on the laptop.",
+        "User asked whether 14...Nxe4 was a blunder in the Sicilian.",
+        "User coaches the Under-12 team and drives a Kia-EV6.",
+        "Her handle on the forum is @Moss_Cat#42.",
+        "User's site is https://Example.org/Blog_2024!",
+    ],
+)
+def test_names_models_and_addresses_are_not_password_shaped(text: str) -> None:
+    assert list(credentials._password_shaped(text)) == []
 
 
 @pytest.mark.parametrize(("text", "value"), PROBED_SECRETS)
