@@ -2541,27 +2541,29 @@ def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
 # A code keyed in is a code, with or without its noun: "you punch 1947 and then the star
 # key", "got into her dad's iPhone with 190347", "在键盘输入 2468 再按确认"; and so is the
 # number a lock was set to ("the padlock was changed to 7731", "挂锁改成了 7731"). Three
-# digits or more, which may be a year ("punch 1947"); a number a unit follows ("typed 300
-# words", "按 3 次") counts something.
+# digits or more, which may be a year ("punch 1947"), or three Chinese digits or more,
+# the capitals of cheques among them ("撤防按三三八五", "后门那个换成 五五零二", "陆捌捌贰");
+# a number a unit follows ("typed 300 words", "按 3 次", "按三次") counts something.
 _KEYED = (
     r"\b(?:punch(?:es|ed|ing)?|key(?:s|ed|ing)?|tap(?:s|ped|ping)?|typ(?:e|es|ed|ing)"
     r"|enter(?:s|ed|ing)?)(?: in)?(?: (?:the |a )?(?:code|digits|pin|passcode|number))?"
     r"(?: as)?\s+"
     r"|\b(?:g[eo]t(?:s|ting)? (?:in|into)|unlock(?:s|ed|ing)?|open(?:s|ed|ing)?)\b"
     r"[^.;:\n\d]{0,40}?\b(?:with|using)\s+(?:the (?:code |digits |pin )?)?"
-    r"|(?:输入|键入|输|按|摁)(?:密码)?\s*"
+    r"|(?:输入|键入|输|按|摁|輸入|鍵入|輸)(?:密码|密碼)?\s*"
 )
 _LOCK_SET = (
-    r"(?:lock|keypad|safe|vault|锁|保险柜|保险箱)"
+    r"(?:lock|keypad|safe|vault|锁|鎖|保险柜|保险箱|保險櫃|保險箱|门(?!牌)|門(?!牌))"
     r"[^.;\n\d。；]{0,30}?(?:\b(?:set|changed|reset|switched) to\b"
-    r"|(?:改|换|设|设置|重设)(?:成|为)了?)\s*"
+    r"|(?:改|换|設|设|设置|設置|重设|重設|換)(?:成|为|為)了?)\s*"
 )
 _KEYED_STEMS = (
     "punch", "key", "tap", "typ", "enter", "got", "get", "unlock", "open", "lock", "safe",
-    "vault", "输", "键", "按", "摁", "锁", "保险",
+    "vault", "输", "键", "按", "摁", "锁", "保险", "輸", "鍵", "鎖", "保險", "门", "門",
 )  # fmt: skip
 _KEYED_STEM = re.compile("|".join(_KEYED_STEMS))
-_THREE_DIGITS = re.compile(r"\d(?:[ -]?\d){2}")
+_HAN_DIGIT = "[零〇一二三四五六七八九壹贰貳叁參参肆伍陆陸柒捌玖]"
+_THREE_DIGITS = re.compile(rf"\d(?:[ -]?\d){{2}}|{_HAN_DIGIT}{{3}}")
 
 
 @cache
@@ -2569,7 +2571,9 @@ def _keyed_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?P<keyed>{_KEYED})|(?P<set>{_LOCK_SET})")
 
 
-_KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![\w%:/-]|\.\d)")
+_KEYED_DIGITS = re.compile(
+    rf"\d(?:[ -]?\d){{2,9}}(?![\w%:/-]|\.\d)|{_HAN_DIGIT}{{3,10}}(?!{_HAN_DIGIT}|[十百千万])"
+)
 
 
 def _keyed_codes(text: str) -> Iterator[Finding]:

@@ -998,6 +998,10 @@ PROBED_SECRETS = [
     ),
     ("bank app notes: memorable word LANTERN, they ask for three letters", "LANTERN"),
     ("用户的 VPN 金钥是「海风-0423-灯塔」。", "海风-0423-灯塔"),
+    # A code keyed in or a lock set to, in Chinese digits or the capitals of cheques.
+    ("王阿姨说警报面板撤防按三三八五，平时就这样。", "三三八五"),
+    ("后门那个换成 五五零二 了，晚班记得锁。", "五五零二"),
+    ("倉庫的鎖改成了 玖肆柒壹 ，鑰匙就不用了。", "玖肆柒壹"),
     (
         "His Trezor recovery phrase starts 'velvet harbor crane amused' and the rest is safe.",
         "velvet harbor crane amused",
@@ -1198,6 +1202,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User's memorable word is one they picked as a child.",
         "User keeps every product key in the family password manager.",
         "门禁密码的位数是四个数加一个井号。",
+        "用户家的门牌号改成了一三零六，邮局还没更新。",
+        "用户把门口的灯换成了三盏感应灯。",
+        "用户每天输入一九九八年以来的档案，已经录到第三册。",
         "The CVV is one of the things User never writes down.",
         "User's seed phrase begins with a word they can never spell.",
     ],
