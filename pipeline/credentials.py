@@ -2614,9 +2614,10 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 # to 'name of your first pet'", the answer when a bank or a login "asks 'name of your first
 # pet'", the answer to a quoted question after a word of recovery ("for the recovery form,
 # the answer to 'first pet' on that account is …"), a maiden name said of a login or its
-# recovery, a "maiden-name answer" quoted, "密保答案", "安全提问「第一所小学」答案是…",
-# "问「母亲的娘家姓」…答案是…", the answer a security question was set to ("set the security
-# question answer to 'Captain Waffles'", "答案设定成…").
+# recovery, a "maiden-name answer" quoted, the answer to a "mother's maiden name question",
+# "密保答案", "安全提问「第一所小学」答案是…", "问「母亲的娘家姓」…答案是…", the answer a
+# security question was set to ("set the security question answer to 'Captain Waffles'",
+# "答案设定成…").
 # A quoted question, whose apostrophes inside words ("first pet's name") do not close it.
 _QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
 _SECURITY_ANSWER_SOURCE = (
@@ -2627,7 +2628,8 @@ _SECURITY_ANSWER_SOURCE = (
     r"\s+(?:to|as)\b"
     r"|\b(?:security|secret|memorable|recovery) (?:questions?(?:['’]s)? )?(?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
-    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification) questions?\b"
+    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification|[\w'’-]*maiden[- ]name)"
+    r" questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
     r"|\b(?:recovery|security|verification|reset)\b[^.;\n]{0,60}?\banswers? to [\"'“‘]"

@@ -998,6 +998,7 @@ PROBED_SECRETS = [
     ),
     ("bank app notes: memorable word LANTERN, they ask for three letters", "LANTERN"),
     ("用户的 VPN 金钥是「海风-0423-灯塔」。", "海风-0423-灯塔"),
+    ("The answer to her mother's maiden name question is Okafor.", "Okafor"),
     # A code keyed in or a lock set to, in Chinese digits or the capitals of cheques.
     ("王阿姨说警报面板撤防按三三八五，平时就这样。", "三三八五"),
     ("后门那个换成 五五零二 了，晚班记得锁。", "五五零二"),
@@ -1203,6 +1204,7 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User keeps every product key in the family password manager.",
         "门禁密码的位数是四个数加一个井号。",
         "用户家的门牌号改成了一三零六，邮局还没更新。",
+        "The answer to the maiden name question is on a card in the drawer.",
         "用户把门口的灯换成了三盏感应灯。",
         "用户每天输入一九九八年以来的档案，已经录到第三册。",
         "The CVV is one of the things User never writes down.",
