@@ -2542,7 +2542,8 @@ def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
 # key", "got into her dad's iPhone with 190347", "在键盘输入 2468 再按确认"; and so is the
 # number a lock was set to ("the padlock was changed to 7731", "挂锁改成了 7731"). Three
 # digits or more, which may be a year ("punch 1947"), or three Chinese digits or more,
-# the capitals of cheques among them ("撤防按三三八五", "后门那个换成 五五零二", "陆捌捌贰");
+# the capitals of cheques among them ("撤防按三三八五", "后门那个换成 五五零二", "陆捌捌贰"),
+# in Traditional characters too (the finder reads text in Simplified ones);
 # a number a unit follows ("typed 300 words", "按 3 次", "按三次") counts something.
 _KEYED = (
     r"\b(?:punch(?:es|ed|ing)?|key(?:s|ed|ing)?|tap(?:s|ped|ping)?|typ(?:e|es|ed|ing)"
@@ -2550,19 +2551,19 @@ _KEYED = (
     r"(?: as)?\s+"
     r"|\b(?:g[eo]t(?:s|ting)? (?:in|into)|unlock(?:s|ed|ing)?|open(?:s|ed|ing)?)\b"
     r"[^.;:\n\d]{0,40}?\b(?:with|using)\s+(?:the (?:code |digits |pin )?)?"
-    r"|(?:输入|键入|输|按|摁|輸入|鍵入|輸)(?:密码|密碼)?\s*"
+    r"|(?:输入|键入|输|按|摁)(?:密码)?\s*"
 )
 _LOCK_SET = (
-    r"(?:lock|keypad|safe|vault|锁|鎖|保险柜|保险箱|保險櫃|保險箱|门(?!牌)|門(?!牌))"
+    r"(?:lock|keypad|safe|vault|锁|保险柜|保险箱|门(?!牌))"
     r"[^.;\n\d。；]{0,30}?(?:\b(?:set|changed|reset|switched) to\b"
-    r"|(?:改|换|設|设|设置|設置|重设|重設|換)(?:成|为|為)了?)\s*"
+    r"|(?:改|换|设|设置|重设)(?:成|为)了?)\s*"
 )
 _KEYED_STEMS = (
     "punch", "key", "tap", "typ", "enter", "got", "get", "unlock", "open", "lock", "safe",
-    "vault", "输", "键", "按", "摁", "锁", "保险", "輸", "鍵", "鎖", "保險", "门", "門",
+    "vault", "输", "键", "按", "摁", "锁", "保险", "门",
 )  # fmt: skip
 _KEYED_STEM = re.compile("|".join(_KEYED_STEMS))
-_HAN_DIGIT = "[零〇一二三四五六七八九壹贰貳叁參参肆伍陆陸柒捌玖]"
+_HAN_DIGIT = "[零〇一二三四五六七八九壹贰叁参肆伍陆柒捌玖]"  # read after `simplified`
 _THREE_DIGITS = re.compile(rf"\d(?:[ -]?\d){{2}}|{_HAN_DIGIT}{{3}}")
 
 
