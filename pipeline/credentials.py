@@ -446,6 +446,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     if not text.isascii():
         text = simplified(text.translate(_FULLWIDTH))
     found = _findings(text)
+    found += _read_in_digits(text)
     # An aside between a noun and its value ("User's PIN — the one for the debit card — is
     # 4471", a Chinese one in fullwidth brackets) is read past: each line that holds one is
     # read again with its asides blanked out, position for position.
@@ -458,6 +459,27 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
             found += [Finding(f.kind, f.start + start, f.end + start) for f in _findings(plain)]
         start += len(line) + 1
     return tuple(_merge(found))
+
+
+def _read_in_digits(text: str) -> Iterator[Finding]:
+    """A number read out in Chinese digits ("身分证 F 二八一 零四七 三九六") read again in
+    Arabic ones, position for position: what is found in it is a value like any other."""
+    runs = [m.span() for m in _HAN_DIGITS_RUN.finditer(text)]
+    if not runs:
+        return
+    shadow = _HAN_DIGITS_RUN.sub(lambda m: m.group().translate(_HAN_TO_DIGIT), text)
+    for f in _findings(shadow):
+        if any(f.start < end and start < f.end for start, end in runs):
+            yield f
+
+
+# Three Chinese digits or more in a row, the capitals of cheques among them; not "两",
+# which counts ("三三两两").
+_HAN_DIGITS_RUN = re.compile("[零〇一二三四五六七八九壹贰叁参肆伍陆柒捌玖]{3,}")
+_HAN_TO_DIGIT = str.maketrans(
+    {ch: str(i % 10) for i, ch in enumerate("零一二三四五六七八九零壹贰叁肆伍陆柒捌玖")}
+    | {"〇": "0", "参": "3"}
+)
 
 
 _ASIDE_MARKS = ("—", "–", "--", "(", "（")

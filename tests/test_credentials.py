@@ -56,6 +56,7 @@ NEWER_KINDS = (
     "_spelled_card_numbers",
     "_command_passwords",
     "_password_shaped",
+    "_read_in_digits",
 )
 
 
@@ -1003,6 +1004,9 @@ PROBED_SECRETS = [
     ("王阿姨说警报面板撤防按三三八五，平时就这样。", "三三八五"),
     ("后门那个换成 五五零二 了，晚班记得锁。", "五五零二"),
     ("倉庫的鎖改成了 玖肆柒壹 ，鑰匙就不用了。", "玖肆柒壹"),
+    # A number read out in Chinese digits, in groups, is read as the digits it stands for.
+    ("她的护照号码读出来是 E 三九二 七七一 零五八。", "七七一"),
+    ("卡背后的安全码是七四二，别告诉别人。", "七四二"),
     (
         "His Trezor recovery phrase starts 'velvet harbor crane amused' and the rest is safe.",
         "velvet harbor crane amused",
@@ -1204,6 +1208,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "User keeps every product key in the family password manager.",
         "门禁密码的位数是四个数加一个井号。",
         "用户家的门牌号改成了一三零六，邮局还没更新。",
+        "用户一九九八年出生，属虎，住在三零一室。",
+        "用户家的门牌是二零八号。",
         "The answer to the maiden name question is on a card in the drawer.",
         "用户把门口的灯换成了三盏感应灯。",
         "用户每天输入一九九八年以来的档案，已经录到第三册。",
