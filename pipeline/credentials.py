@@ -519,6 +519,7 @@ def _findings(text: str) -> list[Finding]:
     found += _assigned_values(text)
     found += _dial_turns(text)
     found += _keyed_codes(text)
+    found += _composed_values(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
     # A password's shape is the last reading: a value another kind names keeps its name.
@@ -2558,6 +2559,38 @@ def _dial_turns(text: str) -> Iterator[Finding]:
 def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
     if len(run) >= MIN_TURNS:
         yield Finding("dial combination", run[0].start(1), run[-1].end(1))
+
+
+# A value told as the parts it is made of, then written out: "his plate's last four plus
+# @zl, that is 6628@zl", "门牌加年份 即係 88-1972", "狗的名字加结婚那年 也就是 Huanhuan1982".
+# Something built from a name, a date and a number and then named in full is a password,
+# whatever noun is missing. Four characters or more with a digit among them: a sum ("两个
+# 数加起来 就是 42") is shorter, and an amount its unit follows ("plus VAT, that is 1200
+# euros") counts something. On the corpus, the training sentences and the LoCoMo turns,
+# every text this reads is a secret.
+_COMPOSED = (
+    r"(?:加上?|\+|\bplus\b|\bfollowed by\b|\band then\b)[^。；;.!?\n]{0,40}?"
+    r"(?:也就是|即是|即系|就是|\bi\.e\.|\bthat is\b|\bwhich makes it\b|\bso it'?s\b"
+    r"|\bmaking it\b)[\s：:,，]*[「“\"'‘]?"
+    r"(?P<value>[A-Za-z0-9@#$%&*!_\-./]*\d[A-Za-z0-9@#$%&*!_\-./]*)"
+)  # compiled on first use
+_COMPOSED_STEMS = ("加", "+", "plus", "followed by", "and then")
+_ANY_RUN = re.compile(r".+")
+MIN_COMPOSED_LENGTH = 4
+
+
+def _composed_values(text: str) -> Iterator[Finding]:
+    """A value written out after the parts it is made of."""
+    lowered = text.lower()
+    if len(lowered) != len(text) or not any(stem in lowered for stem in _COMPOSED_STEMS):
+        return
+    for m in re.finditer(_COMPOSED, lowered):
+        value = m.group("value").rstrip("./-")
+        told = _ANY_RUN.match(text, m.start("value"), m.start("value") + len(value))
+        if len(value) >= MIN_COMPOSED_LENGTH and told and not _counted(text, told):
+            yield Finding(
+                "value told by its parts", m.start("value"), m.start("value") + len(value)
+            )
 
 
 # A code keyed in is a code, with or without its noun: "you punch 1947 and then the star

@@ -57,6 +57,7 @@ NEWER_KINDS = (
     "_command_passwords",
     "_password_shaped",
     "_read_in_digits",
+    "_composed_values",
 )
 
 
@@ -1004,6 +1005,9 @@ PROBED_SECRETS = [
     ("王阿姨说警报面板撤防按三三八五，平时就这样。", "三三八五"),
     ("后门那个换成 五五零二 了，晚班记得锁。", "五五零二"),
     ("倉庫的鎖改成了 玖肆柒壹 ，鑰匙就不用了。", "玖肆柒壹"),
+    # A value told by the parts it is made of, then written out.
+    ("Her alarm is the dog's name plus the year we met, so it's Biscuit2011.", "Biscuit2011"),
+    ("爸爸开柜子就用老家门牌加上他的生日，也就是 36-0917。", "36-0917"),
     # A number read out in Chinese digits, in groups, is read as the digits it stands for.
     ("她的护照号码读出来是 E 三九二 七七一 零五八。", "七七一"),
     ("卡背后的安全码是七四二，别告诉别人。", "七四二"),
@@ -1210,6 +1214,9 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户家的门牌号改成了一三零六，邮局还没更新。",
         "用户一九九八年出生，属虎，住在三零一室。",
         "用户家的门牌是二零八号。",
+        "User adds 10% plus VAT, that is 1200 euros in total.",
+        "两千加上三百，就是 2300元，用户记在账本上。",
+        "User's team is the manager plus four engineers, that is five people.",
         "The answer to the maiden name question is on a card in the drawer.",
         "用户把门口的灯换成了三盏感应灯。",
         "用户每天输入一九九八年以来的档案，已经录到第三册。",
