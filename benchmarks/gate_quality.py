@@ -181,7 +181,18 @@ Terraform and Helm values, carrier texts, LINE, Telegram and WeChat messages, le
 diaries), `heldout73` (300, 35% Chinese, every class, from assistants for a train conductor
 on early shifts, a potter who teaches evening classes, a fisherman's wife keeping the
 family books, a parent managing a child's allergies, a retired astronaut trainer, a
-nursing-home cook, a courier in Shenzhen and an art student in Taichung) were written by
+nursing-home cook, a courier in Shenzhen and an art student in Taichung), `heldout74` (200,
+38% Chinese, the same classes as heldout17, leaked over a care home's visitor portal, a
+food co-op's till and bank, a motorbike's tracker, a translator's cloud drive, a wedding
+venue's deposit, a rugby club's minibus and lockers, an exam board login, a van's fuel
+card, a hearing-aid app, a holiday house's smart lock, a charity's payroll, a freelancer's
+tax filing, a hacked Instagram and a Wi-Fi extender, in transcribed calls, notes read by
+OCR, spreadsheet exports, .env, compose, kubeconfig and SSH config lines, bank and carrier
+texts, WeChat, LINE and WhatsApp messages, emails and letters), `heldout75` (300, 35%
+Chinese, every class, from assistants for an ambulance dispatcher, a violin maker, a dairy
+goat farmer, a woman caring for her father with Parkinson's, a college rower, a street
+photographer in Hong Kong, a civil engineer in Chengdu and a family living on a narrowboat)
+were written by
 authors who saw neither the code nor the other parts, and are only scored. For each part
 the gate is compared with its own parts: the lexical rules alone; the character n-gram
 model alone and after the rules (the gate without the semantic extra); the learned judge
@@ -299,7 +310,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
