@@ -561,8 +561,10 @@ _REFUSED_BEFORE = re.compile(
 
 
 # Telling anyone, a third party: a permission to disclose, unless its clause refuses it
-# ("不要把他的地址告诉任何人" is the user's safeguard).
+# ("不要把他的地址告诉任何人", "remind guests not to pass the door code to anyone" are the
+# user's safeguards).
 _DISCLOSURE_WORDS = frozenset("任何人 第三方 透露 泄露".split())
+_TO_ANYONE = re.compile(r"(?:to|with) \S", re.IGNORECASE)
 
 
 def _refused_before(text: str, start: int) -> bool:
@@ -572,7 +574,8 @@ def _refused_before(text: str, start: int) -> bool:
 
 
 def _refused_disclosure(text: str, m: re.Match[str]) -> bool:
-    return m.group() in _DISCLOSURE_WORDS and _refused_before(text, m.start())
+    disclosure = m.group() in _DISCLOSURE_WORDS or _TO_ANYONE.match(m.group()) is not None
+    return disclosure and _refused_before(text, m.start())
 
 
 def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
