@@ -514,6 +514,7 @@ def _findings(text: str) -> list[Finding]:
     found += _table_columns(text)
     found += _security_answers(text)
     found += _ein_numbers(text)
+    found += _sort_code_pairs(text)
     found += _user_pass_pairs(text)
     found += _command_passwords(text)
     found += _assigned_values(text)
@@ -2458,6 +2459,20 @@ def _command_passwords(text: str) -> Iterator[Finding]:
         value = raw.strip(_TRIM + "`")
         if _is_value(value, linked=True) and not re.match(_PLACEHOLDER, value):
             yield Finding("password on a command line", start, start + len(value))
+
+
+# A British bank account as it is written for a payment: a sort code, two digits three
+# times joined by hyphens, and the eight-digit account number right after it ("30-96-52 /
+# 01447739", "20-45-77 43915872"), with or without a noun.
+_SORT_CODE_PAIR = re.compile(r"(?<![\d-])\d\d-\d\d-\d\d[\s/,|;]{1,3}\d{8}(?![\d-])")
+
+
+def _sort_code_pairs(text: str) -> Iterator[Finding]:
+    """A sort code with its account number."""
+    if "-" not in text:
+        return
+    for m in _SORT_CODE_PAIR.finditer(text):
+        yield Finding("bank account", *m.span())
 
 
 # A US employer identification number after its initialism, in capitals ("ein" is a German

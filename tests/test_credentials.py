@@ -58,6 +58,7 @@ NEWER_KINDS = (
     "_password_shaped",
     "_read_in_digits",
     "_composed_values",
+    "_sort_code_pairs",
 )
 
 
@@ -1005,6 +1006,8 @@ PROBED_SECRETS = [
     ("王阿姨说警报面板撤防按三三八五，平时就这样。", "三三八五"),
     ("后门那个换成 五五零二 了，晚班记得锁。", "五五零二"),
     ("倉庫的鎖改成了 玖肆柒壹 ，鑰匙就不用了。", "玖肆柒壹"),
+    # A sort code with its account number, with no noun.
+    ("Her spreadsheet's BACS row reads 30-96-52 / 01447739 for the rent.", "30-96-52 / 01447739"),
     # A value told by the parts it is made of, then written out.
     ("Her alarm is the dog's name plus the year we met, so it's Biscuit2011.", "Biscuit2011"),
     ("爸爸开柜子就用老家门牌加上他的生日，也就是 36-0917。", "36-0917"),
