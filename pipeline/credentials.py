@@ -240,7 +240,8 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
-        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?|统一证号|居留证号码?|金钥"
+        "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?|统一证号|居留证号码?|金钥|"
+        "重设码|重置码|配对码|提取码"
     ).split("|")
 )
 
@@ -2710,8 +2711,8 @@ _SECURITY_ANSWER_SOURCE = (
     r"[\"'”’][^.;\n]{0,30}?\banswers?\b"
     r"|\bmaiden[- ]name(?:\s+answers?\b|(?=[^.;\n]*\b(?:recovery|security|verification|"
     r"verify|log-?in|sign-?in|reset)\b))"
-    r"|\b(?:security|secret|verification) questions?\b[^.;\n]{0,80}?\b(?:(?:set|changed|made"
-    r"|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answers? to [\"'“‘]"
+    r"|\b(?:security|secret|verification|recovery) questions?\b[^.;\n]{0,80}?\b(?:(?:set"
+    r"|changed|made|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answers? to [\"'“‘]"
     + _QUESTION
     + r"|answer(?:ed|s)(?: with| as)?|called|named)\b"
     r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"

@@ -1006,6 +1006,10 @@ PROBED_SECRETS = [
     ("王阿姨说警报面板撤防按三三八五，平时就这样。", "三三八五"),
     ("后门那个换成 五五零二 了，晚班记得锁。", "五五零二"),
     ("倉庫的鎖改成了 玖肆柒壹 ，鑰匙就不用了。", "玖肆柒壹"),
+    # A reset, pairing or share-extraction code; a recovery question answered.
+    ("追踪器的重置码是 470258，写在保修卡背面。", "470258"),
+    ("网盘链接发你了，提取码 k3f9。", "k3f9"),
+    ("Her recovery question 'first school' is answered with St Brigid's.", "St Brigid's"),
     # A sort code with its account number, with no noun.
     ("Her spreadsheet's BACS row reads 30-96-52 / 01447739 for the rent.", "30-96-52 / 01447739"),
     # A value told by the parts it is made of, then written out.
