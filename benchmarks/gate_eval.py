@@ -35,6 +35,16 @@ TRAIN_PARTS = (
     "blind",
     *(f"heldout{n}" for n in range(2, 16)),
 )
+# The secret model learns from more: the held-out parts up to heldout59 whose rows were
+# read, once scored, for the secrets they leaked (heldout57 and heldout58, never read, are
+# left out). On heldout60 to heldout75, held out from both, the gate stored 38 secrets with
+# it where the same model trained on TRAIN_PARTS alone stored 41, and refused no more
+# facts (6 rows called secrets that were not, as before). On the parts it learns from,
+# its verdicts are not held-out ones.
+SECRET_TRAIN_PARTS = (
+    *TRAIN_PARTS,
+    *(f"heldout{n}" for n in range(16, 60) if n not in (57, 58)),
+)
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 

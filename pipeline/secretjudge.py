@@ -11,7 +11,8 @@ It ships as `judge/secrets.bin` (int8 weights) with `judge/secrets.json`, writte
 
 It speaks only when the text holds something a secret could be (`value_spans`): a run of
 three or more digits that is not a time, an amount, a short number a label introduces
-("locker number 112") or a phone number in international form; a token of letters and
+("locker number 112"), a postcode or a dialling code its noun introduces ("ZIP code is
+94110") or a phone number in international form; a token of letters and
 digits; digits spelled out in words. Those spans are what a refusal redacts. Pure Python,
 deterministic, a fraction of a millisecond a text, and nothing is read until a text holds
 such a value.
@@ -49,6 +50,14 @@ _HAN_DIGITS = re.compile(
 # "#471"); a code behind such a number is the finder's to read ("PIN number 4471").
 MAX_LABEL_DIGITS = 4
 _LABEL = re.compile(r"(?:\bnumber|\bno\.?|\bnr\.?|#|№|第)\s?$", re.IGNORECASE)
+# A number a public code's noun introduces is an address, whatever its length: "ZIP code is
+# 94110", "postcode: 10115", "区号 0571" (the finder leaves them too).
+_PUBLIC_CODE = re.compile(
+    r"(?:\b(?:zip|postal|post|area|country|dialling|dialing) ?codes?|\bpostcodes?"
+    r"|邮编|邮政编码|区号)"
+    r"(?:\s+(?:is|was)|\s*[:：=]|是|为)?\s*$",
+    re.IGNORECASE,
+)
 _CLOCK = re.compile(r"\d{1,2}[.:]\d\d")
 _MODEL_BEFORE = re.compile(
     r"(?:\bmodel(?: number| no\.?)?|\bpart (?:number|no\.?)|型号)\s*[:：#]?\s*$", re.I
@@ -90,6 +99,8 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         if _CLOCK.fullmatch(value):
             continue
         if len(value) <= MAX_LABEL_DIGITS and _LABEL.search(text, 0, m.start()):
+            continue
+        if _PUBLIC_CODE.search(text, max(0, m.start() - 24), m.start()):
             continue
         if _UNIT_AFTER.match(text, m.end()) or text[m.start() - 1 : m.start()] in _CURRENCY_BEFORE:
             continue
