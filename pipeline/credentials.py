@@ -522,6 +522,7 @@ def _findings(text: str) -> list[Finding]:
     found += _dial_turns(text)
     found += _keyed_codes(text)
     found += _composed_values(text)
+    found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
     # A password's shape is the last reading: a value another kind names keeps its name.
@@ -2607,6 +2608,25 @@ def _composed_values(text: str) -> Iterator[Finding]:
             yield Finding(
                 "value told by its parts", m.start("value"), m.start("value") + len(value)
             )
+
+
+# A code read out in digit words and quoted as what is said or typed ("remember 'two two
+# five nine' at the canteen", "the fuel card wants 'six one six four'"): four digit words
+# or more, nothing else inside the quotes, and not a count ("'one, two, three, four'").
+# Compiled on first use, on lower case.
+_QUOTED_DIGITS = rf"[\"'‘“](?P<value>{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{3,}})[\"'’”]"
+
+
+def _quoted_spelled_digits(text: str) -> Iterator[Finding]:
+    """Digit words alone between quotes."""
+    lowered = text.lower()
+    if len(lowered) != len(text) or not any(q in text for q in "\"'‘“"):
+        return
+    for m in re.finditer(_QUOTED_DIGITS, lowered):
+        digits = [int(_DIGIT_VALUE[w]) for w in re.findall(r"[a-z]+", m.group("value"))]
+        if all(b == a + 1 for a, b in pairwise(digits)):
+            continue  # counting, not a code
+        yield Finding("code read out", *m.span("value"))
 
 
 # A code keyed in is a code, with or without its noun: "you punch 1947 and then the star

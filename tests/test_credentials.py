@@ -59,6 +59,7 @@ NEWER_KINDS = (
     "_read_in_digits",
     "_composed_values",
     "_sort_code_pairs",
+    "_quoted_spelled_digits",
 )
 
 
@@ -1010,6 +1011,8 @@ PROBED_SECRETS = [
     ("追踪器的重置码是 470258，写在保修卡背面。", "470258"),
     ("网盘链接发你了，提取码 k3f9。", "k3f9"),
     ("Her recovery question 'first school' is answered with St Brigid's.", "St Brigid's"),
+    # A code read out in digit words between quotes, with no noun.
+    ("Her dad just has to remember 'four oh one eight' at the gate.", "four oh one eight"),
     # A sort code with its account number, with no noun.
     ("Her spreadsheet's BACS row reads 30-96-52 / 01447739 for the rent.", "30-96-52 / 01447739"),
     # A value told by the parts it is made of, then written out.
@@ -1222,6 +1225,8 @@ def test_probed_phrasings_of_secrets_are_found(text: str, value: str) -> None:
         "用户一九九八年出生，属虎，住在三零一室。",
         "用户家的门牌是二零八号。",
         "User adds 10% plus VAT, that is 1200 euros in total.",
+        "The drummer counts in 'one, two, three, four' before every song.",
+        "User's favourite song is 'One Two Three Four' by Feist.",
         "两千加上三百，就是 2300元，用户记在账本上。",
         "User's team is the manager plus four engineers, that is five people.",
         "The answer to the maiden name question is on a card in the drawer.",
