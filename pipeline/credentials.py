@@ -2140,6 +2140,7 @@ MIN_SHAPED_LENGTH = 9
 _SHAPED_RUN = re.compile(r"[!-~]{9,}")
 _SHAPED_PIECE = re.compile(r"[^=:(\"'`]+")
 _NAME_SIGNS = frozenset("-_.")
+_HAS_DIGIT = re.compile(r"\d").search
 _ADDRESS = re.compile(
     r"://|^[@/~.\\]|\\|\.\.|[A-Za-z0-9]\.[A-Za-z]{2,}|[_-](?:2\.4|5|6)G(?:Hz)?(?:[_-]|$)",
     re.IGNORECASE,
@@ -2149,7 +2150,11 @@ _ADDRESS = re.compile(
 def _password_shaped(text: str) -> Iterator[Finding]:
     """Tokens with capitals, small letters, digits and signs together."""
     for run in _SHAPED_RUN.finditer(text):
-        if _ADDRESS.search(run.group().strip(_TRIM)):
+        whole = run.group().strip(_TRIM)
+        # Most runs are words or identifiers: no sign inside, or no capital, no digit.
+        if whole.isalnum() or whole.islower() or whole.isupper() or not _HAS_DIGIT(whole):
+            continue
+        if _ADDRESS.search(whole):
             continue
         for m in _SHAPED_PIECE.finditer(run.group()):
             token = m.group().strip(_TRIM)
