@@ -1011,6 +1011,14 @@ PROBED_SECRETS = [
     ("追踪器的重置码是 470258，写在保修卡背面。", "470258"),
     ("网盘链接发你了，提取码 k3f9。", "k3f9"),
     ("Her recovery question 'first school' is answered with St Brigid's.", "St Brigid's"),
+    # A password by its shape alone, however it is introduced: capitals, small letters,
+    # digits and signs together, as a piece of a line too.
+    ("Marco says the rest is seawall!Gulls4, typed after the guest name.", "seawall!Gulls4"),
+    ("Jonah told her the Bandcamp one is still tidepool-9-Orca.", "tidepool-9-Orca"),
+    ("the sheet lists it as 'Adm1n-EV/4471' (maybe a 1 read as a slash)", "Adm1n-EV/4471"),
+    ("奶奶贴在平板背面的那张纸写着 Gardenia#1947。", "Gardenia#1947"),
+    ("backup host line: db.lan:5432:shop:admin:T0ffee_Crunch91", "T0ffee_Crunch91"),
+    ("same as always, Run10k!2020", "Run10k!2020"),
     # A code read out in digit words between quotes, with no noun.
     ("Her dad just has to remember 'four oh one eight' at the gate.", "four oh one eight"),
     # A sort code with its account number, with no noun.
@@ -1028,24 +1036,7 @@ PROBED_SECRETS = [
 ]
 
 
-# A password by its shape alone, however it is introduced: capitals, small letters, digits
-# and signs together, as a piece of a line too; and what shares part of that shape.
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("Marco says the rest is seawall!Gulls4, typed after the guest name.", "seawall!Gulls4"),
-        ("Jonah told her the Bandcamp one is still tidepool-9-Orca.", "tidepool-9-Orca"),
-        ("the sheet lists it as 'Adm1n-EV/4471' (maybe a 1 read as a slash)", "Adm1n-EV/4471"),
-        ("奶奶贴在平板背面的那张纸写着 Gardenia#1947。", "Gardenia#1947"),
-        ("backup host line: db.lan:5432:shop:admin:T0ffee_Crunch91", "T0ffee_Crunch91"),
-        ("same as always, Run10k!2020", "Run10k!2020"),
-    ],
-)
-def test_password_shaped_tokens_are_found(text: str, value: str) -> None:
-    assert value in {text[f.start : f.end] for f in find_secrets(text)}
-    assert value not in redact(text)
-
-
+# What shares part of a password's shape: a name and its number, addresses, handles.
 @pytest.mark.parametrize(
     "text",
     [
