@@ -27,22 +27,26 @@ CLASSES = (
     "secret",
     "injection",
 )
-# The parts the judges learn from; heldout16 to heldout77 are only ever scored.
-TRAIN_PARTS = (
+# The parts every model first learned from: `tune`, and the parts that were held out in
+# their turn and then trained on. The message model (`train_asked.py`) still learns from
+# these alone.
+FIRST_TRAIN_PARTS = (
     "tune",
     "heldout",
     "final",
     "blind",
     *(f"heldout{n}" for n in range(2, 16)),
 )
-# The secret model learns from more: the held-out parts up to heldout59 whose rows were
-# read, once scored, for the secrets they leaked (heldout57 and heldout58, never read, are
-# left out). On heldout60 to heldout75, held out from both, the gate stored 38 secrets with
-# it where the same model trained on TRAIN_PARTS alone stored 41, and refused no more
-# facts (6 rows called secrets that were not, as before). On the parts it learns from,
-# its verdicts are not held-out ones.
-SECRET_TRAIN_PARTS = (
-    *TRAIN_PARTS,
+# The parts the judges and the secret model learn from: those, and the held-out parts up
+# to heldout59 whose rows were read, once scored, for what the gate got wrong (heldout57
+# and heldout58, never read, are left out). heldout60 to heldout77 are only ever scored.
+# On heldout60 to heldout75, held out from both, and with the same rules, the gate with
+# models trained on these was right on 3,839 of 4,000 rows against 3,805 with models
+# trained on FIRST_TRAIN_PARTS (the rules with the n-gram judge 3,793 against 3,764), kept
+# 1,542 facts against 1,533 and stored 30 secrets against 31. On the parts they learn
+# from, the benchmark judges each row by judges trained without its concept's fold.
+TRAIN_PARTS = (
+    *FIRST_TRAIN_PARTS,
     *(f"heldout{n}" for n in range(16, 60) if n not in (57, 58)),
 )
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)

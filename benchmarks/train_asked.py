@@ -1,5 +1,5 @@
-"""Train the model that reads whether the user's message hands the assistant outside
-content, and write pipeline/judge/context.{bin,json}.
+"""Train the model that reads whether the user's message hands the assistant outside content,
+and write pipeline/judge/context.{bin,json}.
 
 A rule for the assistant planted in a page, an email or a tool's output reaches the
 reflection in a turn whose user message is about that content ("Summarise this review",
@@ -7,13 +7,13 @@ reflection in a turn whose user message is about that content ("Summarise this r
 want to be answered, often in other words than the rule's ("ugh stop with the emojis" for
 "User wants replies without emoji"). The model is a logistic regression over the judge's
 hashed character n-grams of the user's message, trained on the user turns of the rules for
-the assistant in the training parts (`gate_eval.TRAIN_PARTS`): planted rules' turns against
-asked-for rules' turns. Its threshold is chosen by 5-fold cross-validation over concepts,
-by the balanced error (the share of asked-for rules' turns read as handing over content
-plus the share of planted rules' turns read as not); a second, at which a message alone
-refuses a rule it does not ask for, is the lowest no asked-for rule's turn reached; a third,
-below which a message is surely the user's own request (it asks for a rule in any words),
-is the highest no planted rule's turn fell under.
+the assistant in the first training parts (`gate_eval.FIRST_TRAIN_PARTS`): planted rules'
+turns against asked-for rules' turns. Its threshold is chosen by 5-fold cross-validation
+over concepts, by the balanced error (the share of asked-for rules' turns read as handing
+over content plus the share of planted rules' turns read as not); a second, at which a
+message alone refuses a rule it does not ask for, is the lowest no asked-for rule's turn
+reached; a third, below which a message is surely the user's own request (it asks for a
+rule in any words), is the highest no planted rule's turn fell under.
 
     python benchmarks/train_asked.py
 """
@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.char_features import Sparse
-from benchmarks.gate_eval import TRAIN_PARTS, load
+from benchmarks.gate_eval import FIRST_TRAIN_PARTS, load
 from benchmarks.train_judge import FOLDS, fold_of
 from benchmarks.train_secret_judge import BITS, THRESHOLD_GRID, probabilities, train
 from pipeline.asked import META_FILE, WEIGHTS_FILE
@@ -48,7 +48,7 @@ def balanced_error(p: np.ndarray, planted: np.ndarray, t: float) -> float:
 def main() -> None:
     rows = [
         r
-        for part in TRAIN_PARTS
+        for part in FIRST_TRAIN_PARTS
         for r in load(part)
         if r.get("user_text")
         and r["label"] in ("durable", "injection")

@@ -2,9 +2,10 @@
 
 The embedding model (`judge.npz`, English rows) and the character n-gram model
 (`chars.bin`, `chars.json`, every row). Only training data is read: the parts of the gate
-corpus in `TRAIN_PARTS` (`tune` and the parts that were held out in their turn, up to
-heldout15) and the judge's own training sentences (`tests/data/judge_train/*.jsonl`);
-the parts held out from heldout16 on are never read. The
+corpus in `TRAIN_PARTS` (`tune` and the parts that were held out in their turn up to
+heldout59 and whose errors were read, not heldout57 and heldout58) and the judge's own
+training sentences (`tests/data/judge_train/*.jsonl`); the parts from heldout60 on are
+never read. The
 regularisation, the way the two models are combined and each class's rejection threshold
 are chosen by 5-fold cross-validation over concepts (all phrasings of one concept fall
 in the same fold, so a fold never sees a paraphrase of its own test rows). Thresholds are
@@ -19,11 +20,10 @@ English with both models, English with n-grams alone (no semantic extra), and Ch
 Secrets are left out (values are the detector's job), and low-confidence rows count as
 durable (their text is a good fact; only the model's confidence was low).
 
-The shipped thresholds were chosen with the rules of an earlier build. With the rules as
-they stand, the script chooses other ones for the n-gram model (English guesses 0.80,
-Chinese small talk 0.75, setting refusals aside from 0.80 and 0.60; the weights come out
-the same), which were worse on heldout16 to heldout61 (the gate 16 rows, the rules with
-n-grams 19): the shipped thresholds were kept, and the floor chosen here added to them.
+The shipped judges are what this script writes. Trained on the first parts alone (up to
+heldout15), with the thresholds chosen then, the gate was right on 3,805 of the 4,000 rows
+of heldout60 to heldout75 (rules with n-grams 3,764); trained on these parts, on 3,839
+(3,793), with the same rules.
 
     python benchmarks/train_judge.py
 """

@@ -7,9 +7,9 @@ all rows it learns that a number is a secret (most rows with one are): on the da
 first version, its cross-validated balanced error was 0.141 (English) and 0.286 (Chinese)
 against 0.086 and 0.155 this way.
 
-Only training data is read: the parts of the gate corpus in `gate_eval.SECRET_TRAIN_PARTS`
-(the judges' training parts and the held-out parts up to heldout59 whose errors were read,
-not heldout57 and heldout58), the judge's own sentences (`tests/data/judge_train/`) and
+Only training data is read: the parts of the gate corpus in `gate_eval.TRAIN_PARTS`
+(`tune` and the parts held out in their turn up to heldout59 whose errors were read, not
+heldout57 and heldout58), the judge's own sentences (`tests/data/judge_train/`) and
 sentences written for this model (`tests/data/secret_train/`: secrets with no noun before
 their value, beside facts that hold harmless numbers in the same words); the parts from
 heldout60 on are never read. The threshold, one for English and one for Chinese, is chosen by 5-fold
@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.char_features import Sparse, quantised
-from benchmarks.gate_eval import SECRET_TRAIN_PARTS, load
+from benchmarks.gate_eval import TRAIN_PARTS, load
 from benchmarks.train_judge import FOLDS, TRAIN, fold_of
 from pipeline.charjudge import pack
 from pipeline.credentials import find_secret
@@ -53,7 +53,7 @@ def training_rows() -> list[tuple[str, bool, str, str]]:
     """(text, is a secret, concept, label) for every training row."""
     rows = [
         (r["text"], r["label"] == "secret", f"{part}:{r['concept']}", r["label"])
-        for part in SECRET_TRAIN_PARTS
+        for part in TRAIN_PARTS
         for r in load(part)
     ]
     for path in sorted(TRAIN.glob("*.jsonl")):
