@@ -227,10 +227,13 @@ def combine(embedded: np.ndarray, chars: np.ndarray) -> np.ndarray:
     return softmax(np.log(np.maximum(embedded, 1e-12)) + np.log(np.maximum(chars, 1e-12)))
 
 
+@cache
 def _read() -> Any:
     import numpy as np
 
-    # Stored uncompressed: each array is read when first used, without inflating the rest.
+    # Stored uncompressed: each array is read when first used, without inflating the rest;
+    # the file is read once per process, for the weights and then, if a verdict needs
+    # them, the examples.
     return np.load(io.BytesIO(DATA_FILE.read_bytes()))
 
 
@@ -258,11 +261,13 @@ def load_examples() -> dict[str, Examples]:
     texts = json.loads(npz["example_texts"].tobytes())
     labels = json.loads(npz["example_labels"].tobytes())
     vectors = npz["example_vectors"].astype(np.float32)
-    out: dict[str, Examples] = {}
-    for label in LABELS[1:]:
-        index = [i for i, lab in enumerate(labels) if lab == label]
-        out[label] = Examples(vectors[index], [texts[i] for i in index])
-    return out
+    by_label: dict[str, list[int]] = {label: [] for label in LABELS[1:]}
+    for i, lab in enumerate(labels):
+        by_label[lab].append(i)
+    return {
+        label: Examples(vectors[index], [texts[i] for i in index])
+        for label, index in by_label.items()
+    }
 
 
 def pack(classifier: Classifier, examples: dict[str, Examples], meta: dict[str, Any]) -> bytes:
