@@ -2133,9 +2133,9 @@ def _looks_random(token: str) -> bool:
 # of an assignment or a colon-joined line read alone ("SMTP_PASS=…", "host:5432:db:user:…"),
 # and not an address: a web address, a domain or a file's name ("ltm.json.corrupt-…"), an
 # email address, a path, a handle, or a wireless network's name, which ends in its band
-# ("BlueHeron_5G"). On the gate corpus,
-# the judge's and the secret model's training sentences and the LoCoMo turns it finds
-# values in 30 secrets (23 the other kinds miss) and nothing in any other text.
+# ("BlueHeron_5G"). On the gate corpus, the judge's and the secret model's training
+# sentences and the LoCoMo turns it found values in 30 secrets (in 28 of them the other
+# kinds had found nothing) and nothing in any other text.
 MIN_SHAPED_LENGTH = 9
 _SHAPED_RUN = re.compile(r"[!-~]{9,}")
 _SHAPED_PIECE = re.compile(r"[^=:(\"'`]+")
