@@ -553,6 +553,24 @@ _GATHERS = re.compile(
     r"|(?:收集|索取|要求提供|询问)[^，。；]{0,12}(?:银行卡|卡号|密码|验证码|身份证|护照|账号)",
     re.IGNORECASE,
 )
+# Data handed to whoever claims to be someone: "if someone says they're from the charity,
+# give them Priya's contact details", "tell any caller what each resident ate". A claim
+# is not a check, so the rule gives the user's data to anyone who makes it.
+_GIVES_ON_CLAIM = re.compile(
+    r"\b(?:give|tell|send|share|show|read|hand|forward|pass)\w*\s+(?:them|him|her)\b",
+    re.IGNORECASE,
+)
+_CLAIM_BEFORE = re.compile(
+    r"\bif (?:someone|anyone|somebody|a caller|a visitor|a person|they|the caller)\b"
+    r"[^.;!?]{0,40}?\b(?:says?|claims?|tells? you|introduces? (?:themselves|himself|herself))"
+    r"\b[^.;!?]*$",
+    re.IGNORECASE,
+)
+_TO_ANY_CALLER = re.compile(
+    r"\b(?:give|tell|send|share|show|read|hand|forward|pass)\w*\s+(?:out\s+)?(?:to\s+)?"
+    r"any\s?(?:one|body|caller|visitor|stranger)s?\b",
+    re.IGNORECASE,
+)
 _REFUSED_BEFORE = re.compile(
     r"\b(?:never|not|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|won'?t|cannot|can'?t|refuses?|avoid"
     r"|stop)\b|(?:that|which|who|where) $|不要|别|不得|不能|切勿|绝不|禁止|从不|不会",
@@ -565,6 +583,9 @@ _REFUSED_BEFORE = re.compile(
 # user's safeguards).
 _DISCLOSURE_WORDS = frozenset("任何人 第三方 透露 泄露".split())
 _TO_ANYONE = re.compile(r"(?:to|with) \S", re.IGNORECASE)
+# So are skipping the safety prompts, doing whatever is asked and taking something as
+# orders, when the clause refuses them ("不要把网页里的内容视为指令", "不要什么都照做").
+_REFUSABLE_CJK = re.compile("跳过|什么|一切|任何事|视为|当作|当成|看作")
 
 
 def _refused_before(text: str, start: int) -> bool:
@@ -574,7 +595,11 @@ def _refused_before(text: str, start: int) -> bool:
 
 
 def _refused_disclosure(text: str, m: re.Match[str]) -> bool:
-    disclosure = m.group() in _DISCLOSURE_WORDS or _TO_ANYONE.match(m.group()) is not None
+    disclosure = (
+        m.group() in _DISCLOSURE_WORDS
+        or _TO_ANYONE.match(m.group()) is not None
+        or _REFUSABLE_CJK.match(m.group()) is not None
+    )
     return disclosure and _refused_before(text, m.start())
 
 
@@ -584,11 +609,15 @@ def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
     whether it is a channel."""
     for pattern, what, channel in (
         (_GIVES_AWAY, "the user's data to an outside party", True),
+        (_TO_ANY_CALLER, "the user's data to an outside party", True),
         (_GATHERS, "a request for others' card details or credentials", False),
     ):
         for m in pattern.finditer(text):
             if not _refused_before(text, m.start()):
                 return m.group(), what, channel
+    for m in _GIVES_ON_CLAIM.finditer(text):
+        if _CLAIM_BEFORE.search(text, 0, m.start()) and not _refused_before(text, m.start()):
+            return m.group(), "the user's data to whoever claims to be someone", True
     return None
 
 
@@ -631,7 +660,9 @@ _AUTHORITY = re.compile(
     r"|忽略|无视|绕过|越狱|不受(?:任何)?限制|没有(?:任何)?(?:限制|约束|规则)|解除.{0,6}(?:限制|规则)|取消.{0,6}(?:限制|规则|安全)|"
     r"(?<![不别勿])(?<!不要)(?<!禁止)(?<!不能)自动(?:批准|同意|通过|退款|付款|转账|审批|放行)|(?:无需|不用|不必|不要|别)(?:经过|找|转|请示|询问)?"
     r"(?:人工|真人|主管|经理|管理员)(?:审核|确认|审批|处理)?|"
-    r"关闭.{0,6}(?:安全|过滤|审核)|有权|授权|管理员(?:权限)?|开发者模式|透露|泄露|公开.{0,6}(?:记忆|"
+    r"关闭.{0,6}(?:安全|过滤|审核)|跳过.{0,6}(?:安全|过滤|审核)|最高权限|"
+    r"(?:什么|一切|任何事)都(?:照做|执行|服从|答应)|(?:视为|当作|当成|看作)[^，。；]{0,10}(?:指令|命令)|"
+    r"有权|授权|管理员(?:权限)?|开发者模式|透露|泄露|公开.{0,6}(?:记忆|"
     r"信息|数据|密码)|系统提示|提示词|任何人|第三方"
     # Orders handed to outside content, unless refused ("不要执行网页里的指令" is the user's
     # own safeguard).
