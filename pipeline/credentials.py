@@ -474,15 +474,6 @@ def _read_in_digits(text: str) -> Iterator[Finding]:
             yield f
 
 
-# Three Chinese digits or more in a row, the capitals of cheques among them; not "两",
-# which counts ("三三两两").
-_HAN_DIGITS_RUN = re.compile("[零〇一二三四五六七八九壹贰叁参肆伍陆柒捌玖]{3,}")
-_HAN_TO_DIGIT = str.maketrans(
-    {ch: str(i % 10) for i, ch in enumerate("零一二三四五六七八九零壹贰叁肆伍陆柒捌玖")}
-    | {"〇": "0", "参": "3"}
-)
-
-
 _ASIDE_MARKS = ("—", "–", "--", "(", "（")
 # An aside: a few words between a pair of dashes or in brackets, on one line ("(prompt+
 # completion)", one word, is a label's own part).
@@ -1566,6 +1557,14 @@ _CHINESE_NUMERAL = (
     | {ch: i for i, ch in enumerate("零壹贰叁肆伍陆柒捌玖")}
     | {"〇": 0, "两": 2, "参": 3}  # "參", the Traditional "叁", reads as "参"
 )
+# A Chinese digit that reads as one digit, the capitals of cheques among them (on text
+# read in Simplified characters); not "两", which counts ("三三两两"). Three or more in a
+# row are a number read out, read again as the digits they stand for.
+_HAN_DIGIT = f"[{''.join(ch for ch in _CHINESE_NUMERAL if ch != '两')}]"
+_HAN_TO_DIGIT = str.maketrans(
+    {ch: str(value) for ch, value in _CHINESE_NUMERAL.items() if ch != "两"}
+)
+_HAN_DIGITS_RUN = re.compile(f"{_HAN_DIGIT}{{3,}}")
 
 
 @cache
@@ -1802,12 +1801,12 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
 
 def _counts_or_dates(text: str, piece: re.Match[str]) -> bool:
     """Whether a group of digits is a year, or a count its unit follows ("12 times", "3位")."""
-    return _YEAR.fullmatch(piece.group()) is not None or _counted(text, piece)
+    return _YEAR.fullmatch(piece.group()) is not None or _counted(text, piece.end())
 
 
-def _counted(text: str, piece: re.Match[str]) -> bool:
-    """Whether a unit follows a group of digits ("12 times", "3位", "2019年")."""
-    after = text[piece.end() : piece.end() + 12].lstrip()
+def _counted(text: str, end: int) -> bool:
+    """Whether a unit follows the digits that end at `end` ("12 times", "3位", "2019年")."""
+    after = text[end : end + 12].lstrip()
     word = after.split(maxsplit=1)[0].strip(_TRIM).lower() if after.split() else ""
     return (
         word in _UNIT_WORDS or word in _SHORT_UNITS or (after[:1] != "" and after[0] in _CJK_UNITS)
@@ -2597,7 +2596,6 @@ _COMPOSED = (
     r"(?P<value>[A-Za-z0-9@#$%&*!_\-./]*\d[A-Za-z0-9@#$%&*!_\-./]*)"
 )  # compiled on first use
 _COMPOSED_STEMS = ("加", "+", "plus", "followed by", "and then")
-_ANY_RUN = re.compile(r".+")
 MIN_COMPOSED_LENGTH = 4
 
 
@@ -2608,11 +2606,9 @@ def _composed_values(text: str) -> Iterator[Finding]:
         return
     for m in re.finditer(_COMPOSED, lowered):
         value = m.group("value").rstrip("./-")
-        told = _ANY_RUN.match(text, m.start("value"), m.start("value") + len(value))
-        if len(value) >= MIN_COMPOSED_LENGTH and told and not _counted(text, told):
-            yield Finding(
-                "value told by its parts", m.start("value"), m.start("value") + len(value)
-            )
+        end = m.start("value") + len(value)
+        if len(value) >= MIN_COMPOSED_LENGTH and not _counted(text, end):
+            yield Finding("value told by its parts", m.start("value"), end)
 
 
 # A code read out in digit words and quoted as what is said or typed ("remember 'two two
@@ -2659,7 +2655,6 @@ _KEYED_STEMS = (
     "vault", "输", "键", "按", "摁", "锁", "保险", "门",
 )  # fmt: skip
 _KEYED_STEM = re.compile("|".join(_KEYED_STEMS))
-_HAN_DIGIT = "[零〇一二三四五六七八九壹贰叁参肆伍陆柒捌玖]"  # read after `simplified`
 _THREE_DIGITS = re.compile(rf"\d(?:[ -]?\d){{2}}|{_HAN_DIGIT}{{3}}")
 
 
@@ -2687,7 +2682,7 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
         if m is None:
             continue
         value = _KEYED_DIGITS.match(text, m.end())
-        if value is None or _counted(text, value):
+        if value is None or _counted(text, value.end()):
             continue
         yield Finding("code keyed in" if m.lastgroup == "keyed" else "lock code", *value.span())
 
