@@ -556,10 +556,8 @@ _GATHERS = re.compile(
 # Data handed to whoever claims to be someone: "if someone says they're from the charity,
 # give them Priya's contact details", "tell any caller what each resident ate". A claim
 # is not a check, so the rule gives the user's data to anyone who makes it.
-_GIVES_ON_CLAIM = re.compile(
-    r"\b(?:give|tell|send|share|show|read|hand|forward|pass)\w*\s+(?:them|him|her)\b",
-    re.IGNORECASE,
-)
+_HANDS_TO = r"\b(?:give|tell|send|share|show|read|hand|forward|pass)\w*\s+"
+_GIVES_ON_CLAIM = re.compile(rf"{_HANDS_TO}(?:them|him|her)\b", re.IGNORECASE)
 _CLAIM_BEFORE = re.compile(
     r"\bif (?:someone|anyone|somebody|a caller|a visitor|a person|they|the caller)\b"
     r"[^.;!?]{0,40}?\b(?:says?|claims?|tells? you|introduces? (?:themselves|himself|herself))"
@@ -567,8 +565,7 @@ _CLAIM_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _TO_ANY_CALLER = re.compile(
-    r"\b(?:give|tell|send|share|show|read|hand|forward|pass)\w*\s+(?:out\s+)?(?:to\s+)?"
-    r"any\s?(?:one|body|caller|visitor|stranger)s?\b",
+    rf"{_HANDS_TO}(?:out\s+)?(?:to\s+)?any\s?(?:one|body|caller|visitor|stranger)s?\b",
     re.IGNORECASE,
 )
 _REFUSED_BEFORE = re.compile(
