@@ -2633,10 +2633,9 @@ def _quoted_spelled_digits(text: str) -> Iterator[Finding]:
 # A code keyed in is a code, with or without its noun: "you punch 1947 and then the star
 # key", "got into her dad's iPhone with 190347", "在键盘输入 2468 再按确认"; and so is the
 # number a lock was set to ("the padlock was changed to 7731", "挂锁改成了 7731"). Three
-# digits or more, which may be a year ("punch 1947"), or three Chinese digits or more,
-# the capitals of cheques among them ("撤防按三三八五", "后门那个换成 五五零二", "陆捌捌贰"),
-# in Traditional characters too (the finder reads text in Simplified ones);
-# a number a unit follows ("typed 300 words", "按 3 次", "按三次") counts something.
+# digits or more, which may be a year ("punch 1947"); in Chinese digits the number is read
+# again as Arabic ones (`_read_in_digits`: "撤防按三三八五", "后门那个换成 五五零二"). A
+# number a unit follows ("typed 300 words", "按 3 次") counts something.
 _KEYED = (
     r"\b(?:punch(?:es|ed|ing)?|key(?:s|ed|ing)?|tap(?:s|ped|ping)?|typ(?:e|es|ed|ing)"
     r"|enter(?:s|ed|ing)?)(?: in)?(?: (?:the |a )?(?:code|digits|pin|passcode|number))?"
@@ -2655,7 +2654,7 @@ _KEYED_STEMS = (
     "vault", "输", "键", "按", "摁", "锁", "保险", "门",
 )  # fmt: skip
 _KEYED_STEM = re.compile("|".join(_KEYED_STEMS))
-_THREE_DIGITS = re.compile(rf"\d(?:[ -]?\d){{2}}|{_HAN_DIGIT}{{3}}")
+_THREE_DIGITS = re.compile(r"\d(?:[ -]?\d){2}")
 
 
 @cache
@@ -2663,9 +2662,7 @@ def _keyed_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?P<keyed>{_KEYED})|(?P<set>{_LOCK_SET})")
 
 
-_KEYED_DIGITS = re.compile(
-    rf"\d(?:[ -]?\d){{2,9}}(?![\w%:/-]|\.\d)|{_HAN_DIGIT}{{3,10}}(?!{_HAN_DIGIT}|[十百千万])"
-)
+_KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![\w%:/-]|\.\d)")
 
 
 def _keyed_codes(text: str) -> Iterator[Finding]:
