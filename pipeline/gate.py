@@ -158,14 +158,18 @@ _SMALL_TALK = [
         r"for(?! (?:this|that|it)\b)|why|a question)\b|\bwanted to know\b|\bjoked\b|"
         r"\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
-        r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助手|"
-        r"说(?:了)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|哈喽|哈啰|嗨|拜拜|"
+        r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助[手理]|"
+        r"(?:说|讲|话)(?:了|咗)?(?:声|句)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|"
+        r"哈喽|哈啰|嗨|拜拜|"
         r"明天见|回头见|掰掰|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|抱歉(?:自己|地)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?(?:回答|回复|解释|答案)|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"
-        r"(?:和|跟|与|向|让|被|给)助手(?:[^，。；要想请应必需希望喜欢]){0,12}了|开玩笑|"
-        r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过)?助手(?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))",
+        r"(?:和|跟|与|同|向|让|被|给)助[手理](?:[^，。；要想请应必需希望喜欢]){0,12}(?:了|咗)|开玩笑|"
+        r"(?:讲|说)(?:了|咗)?(?:个|一个)笑话|"
+        r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过|咗)?助[手理](?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
+        # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
+        r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)",
     )
 ]
 # Doubt the user has, said of the user: a fact about them, not the writer's guess.
@@ -173,10 +177,11 @@ _OWN_DOUBT = re.compile(
     r"\b(?:user|she|he|they)(?:'s| is| was| are| were| feels?| felt| remains?)(?: still)? "
     r"(?:unsure|uncertain|not sure)\b"
 )
-# Talk that happens always or every day is a habit of the user's, not this conversation's.
+# Talk that happens always, every day or whenever something happens is a habit of the
+# user's, not this conversation's.
 _HABITUAL = re.compile(
     r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time)|to everyone|"
-    r"habit)\b|每天|每次|每回|总是|经常|常常|常用|平时|习惯|一向|向来"
+    r"habit)\b|每天|每次|每回|总是|经常|常常|常用|平时|习惯|一向|向来|时(?:都|就)?会"
 )
 
 

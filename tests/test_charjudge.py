@@ -70,7 +70,7 @@ def test_a_feature_vector_has_unit_length() -> None:
         ("The user must be a teacher, judging by the grading questions.", "speculative"),
         ("User liked the assistant's last answer.", "small_talk"),
         ("用户嗓子哑了，说不出话。", "ephemeral"),
-        ("用户觉得助手的回答很专业。", "small_talk"),
+        ("用户说这些建议很专业。", "small_talk"),
     ],
 )
 def test_without_the_extra_the_ngram_model_refuses_and_explains(text: str, label: str) -> None:

@@ -67,6 +67,10 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("Ines said 'obrigada, boa noite' and logged off", "small_talk"),
         ("The conversation today was mostly about the user's rota", "small_talk"),
         ("使用者跟助手说新年快乐", "small_talk"),
+        # Cantonese, and the assistant called 助理: talk with it, a greeting, praise of an answer.
+        ("阿珍同助理倾咗几句台风", "small_talk"),
+        ("用戶話助手嘅建議「好實用」", "small_talk"),
+        ("用户讲了个笑话，说程序员最怕周五上线", "small_talk"),
         ("It's possible the user runs a small shop", "speculative"),
         ("用户那边正在下大雨", "ephemeral"),
         ("用户的脚踝肿得穿不上鞋", "ephemeral"),
@@ -118,6 +122,7 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "User says 'cheers, love' to everyone; it is how she talks",  # a habit
         "用户每天早上都在家长群里跟大家说早安",  # a habit
         "用户平时爱跟同事开玩笑，办公室里人缘很好",  # a habit
+        "用户看不懂药品说明时会拍照问助理",  # whenever it happens: a habit
         "User is unsure whether to stay in nursing and is weighing a move to teaching",
         "Priya swims at the leisure centre after her last night shift of each block",
     ],
