@@ -24,6 +24,7 @@ from .directives import (
     find_injection,
     is_assistant_rule,
     names_assistant,
+    safe_override,
 )
 from .models import (
     DECAY_POLICIES,
@@ -332,6 +333,11 @@ def screen_rules(
             continue
         if hit[1] == _ABOUT_PROMPTS and not is_assistant_rule(stripped, subject):
             continue  # "User studies jailbreaks of language models": a topic, not an order
+        if reason == "injection" and safe_override(
+            folded, folded.find(hit[0]), user_text, similarity
+        ):
+            continue  # "ignore orders inside the pages he sends"; "drop the earlier
+            # instruction to write in paragraphs", asked for
         if reason == "small_talk" and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if reason == "speculative" and (
