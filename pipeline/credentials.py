@@ -512,6 +512,7 @@ def _findings(text: str) -> list[Finding]:
     found += _assigned_values(text)
     found += _dial_turns(text)
     found += _keyed_codes(text)
+    found += _lock_codes(text)
     found += _composed_values(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
@@ -1559,12 +1560,16 @@ _CHINESE_NUMERAL = (
 )
 # A Chinese digit that reads as one digit, the capitals of cheques among them (on text
 # read in Simplified characters); not "两", which counts ("三三两两"). Three or more in a
-# row are a number read out, read again as the digits they stand for.
+# row are a number read out, read again as the digits they stand for, with the 幺 and 洞
+# of digits read over a radio or a phone ("幺洞八八"), and the marks that may part them
+# ("四、一、九、零").
 _HAN_DIGIT = f"[{''.join(ch for ch in _CHINESE_NUMERAL if ch != '两')}]"
+_READ_ALOUD = {"幺": 1, "洞": 0}
 _HAN_TO_DIGIT = str.maketrans(
-    {ch: str(value) for ch, value in _CHINESE_NUMERAL.items() if ch != "两"}
+    {ch: str(value) for ch, value in (_CHINESE_NUMERAL | _READ_ALOUD).items() if ch != "两"}
 )
-_HAN_DIGITS_RUN = re.compile(f"{_HAN_DIGIT}{{3,}}")
+_HAN_READ_DIGIT = f"[{_HAN_DIGIT[1:-1]}{''.join(_READ_ALOUD)}]"
+_HAN_DIGITS_RUN = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT}){{2,}}")
 
 
 @cache
@@ -2682,6 +2687,46 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
         if value is None or _counted(text, value.end()):
             continue
         yield Finding("code keyed in" if m.lastgroup == "keyed" else "lock code", *value.span())
+
+
+# A code beside the thing it opens needs no noun: "快递柜 三七五一九二", "for the camp shed
+# you spin it to 4 1 9 6", "车棚那把锁 四、一、九、零". Four to eight digits standing
+# alone, or four to eight single digits spaced apart, in a text that names a lock, a door,
+# a locker or an alarm. Not a year, a number a unit follows, an approximate number, or the
+# tail of a longer number ("021-5555 1818").
+_OPENED = re.compile(
+    r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?|doors?|"
+    r"gates?|barriers?|shutters?|unlock\w*|alarms?|disarm\w*|combination)\b"
+    r"|(?<!连)锁|(?<![厦澳江荆天玉石龙金专部热入出上佛名窍法])门(?![牌诊店口号票])|柜(?![台员])|卷帘|卷闸"
+    r"|道闸|闸门|就开|撤防|布防|密码箱|保险箱"
+)
+_STANDING_CODE = re.compile(
+    r"(?<![A-Za-z0-9_.,:/#+-])(?<!\d )(?:\d{4,8}|\d(?:[ 、,，-]\d){3,7})(?![A-Za-z0-9_%:/]|[.,]\d)"
+)
+_APPROXIMATE = re.compile(
+    r"(?:\b(?:around|about|approximately|roughly|nearly|over|under)|约|大约)\s*$"
+)
+# A number that names a place, a line or a telephone ("room 4120", "bus 1042", "ext. 2231").
+_PLACE_NUMBER = re.compile(
+    r"\b(?:rooms?|flat|unit|apartment|apt|suite|house|building|block|bay|spot|space|platform|"
+    r"bus|route|line|number|no|tel|phone|ext|extension|postcode|zip|area code|model|version)"
+    r"\.?\s*#?\s*$|(?:房间|房号|区号|电话|分机|型号|车次|公交|门牌)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _lock_codes(text: str) -> Iterator[Finding]:
+    """Codes standing alone in a text that names what they open."""
+    if _DIGIT.search(text) is None or _OPENED.search(text.lower()) is None:
+        return
+    for m in _STANDING_CODE.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if len(digits) == 4 and 1900 <= int(digits) <= 2099:
+            continue  # a year
+        before = text[max(0, m.start() - 20) : m.start()]
+        if _counted(text, m.end()) or _APPROXIMATE.search(before) or _PLACE_NUMBER.search(before):
+            continue
+        yield Finding("lock code", *m.span())
 
 
 # An app password as Google and others print it: four groups of four lower-case letters

@@ -60,6 +60,7 @@ NEWER_KINDS = (
     "_composed_values",
     "_sort_code_pairs",
     "_quoted_spelled_digits",
+    "_lock_codes",
 )
 
 
@@ -1033,6 +1034,12 @@ PROBED_SECRETS = [
         "His Trezor recovery phrase starts 'velvet harbor crane amused' and the rest is safe.",
         "velvet harbor crane amused",
     ),
+    # A code standing alone beside what it opens, in digits, Chinese digits, digits read
+    # over a radio or parted by marks.
+    ("For the allotment shed padlock it's 3 8 1 7, then pull down.", "3 8 1 7"),
+    ("自行车棚的锁：七、二、五、一，对准再拉。", "七、二、五、一"),
+    ("仓库卷闸门按幺洞九三再按确认。", "幺洞九三"),
+    ("學校置物櫃，八四二零六一，別忘了。", "八四二零六一"),
 ]
 
 
@@ -1054,6 +1061,23 @@ PROBED_SECRETS = [
 )
 def test_names_models_and_addresses_are_not_password_shaped(text: str) -> None:
     assert list(credentials._password_shaped(text)) == []
+
+
+# Numbers in a text that names a door or a lock, which open nothing.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User's office door is room 4120 on the fourth floor.",
+        "The storage unit with the red padlock costs about 1200 a year.",
+        "User's garage door is a 1998 Hormann model and sticks in winter.",
+        "The key safe shop on the corner is on 020-7946 0321.",
+        "用户在厦门工作，公司电话区号 0592。",
+        "小区门口的公交 1042 路直达地铁站。",
+        "用户家的防盗门是 2015 年装的。",
+    ],
+)
+def test_numbers_beside_a_lock_that_open_nothing_are_not_lock_codes(text: str) -> None:
+    assert list(credentials._lock_codes(text)) == []
 
 
 @pytest.mark.parametrize(("text", "value"), PROBED_SECRETS)

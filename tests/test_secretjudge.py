@@ -24,7 +24,7 @@ NOW = datetime(2026, 11, 23, tzinfo=UTC)
 BACKSTOP_SECRETS = [
     "User says the studio side entrance takes 6 0 3 9 then the bell.",
     "For the shed, it is 2-2-7 and a hard pull.",
-    "用户进小区东门要 7 3 1 9 再按#。",
+    "用户跟保洁阿姨说，进屋就是 7 3 1 9 加#。",
 ]
 # Harmless numbers, several of them beside words that introduce secrets elsewhere.
 HARMLESS = [
