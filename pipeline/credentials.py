@@ -513,6 +513,7 @@ def _findings(text: str) -> list[Finding]:
     found += _dial_turns(text)
     found += _keyed_codes(text)
     found += _lock_codes(text)
+    found += _told_length_values(text)
     found += _composed_values(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
@@ -2614,6 +2615,38 @@ def _composed_values(text: str) -> Iterator[Finding]:
         end = m.start("value") + len(value)
         if len(value) >= MIN_COMPOSED_LENGTH and not _counted(text, end):
             yield Finding("value told by its parts", m.start("value"), end)
+
+
+# A number told with how many digits it has, and having that many, is a code: "支付宝那个六位
+# 的是 陆陆壹捌贰零", "the last six digits, 280314", "the 4-digit one is 7316". Four to eight
+# digits; not a postcode, an area code, a year or a sum of money, said before or after.
+_LENGTH_WORD = {"four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_TOLD_LENGTH = re.compile(
+    r"(?:\b(?P<en>four|five|six|seven|eight|[4-8])[- ]digits?\b"
+    r"|(?P<zh>[四五六七八4-8])位(?:数字?)?)[^.;!?\n\d。；！？]{0,24}?"
+    r"(?P<value>\d(?:[ -]?\d){3,7})(?![\d%:/]|[.,]\d)",
+    re.IGNORECASE,
+)
+_NOT_A_CODE = re.compile(
+    r"postcode|post code|zip|area code|year|figure|salary|income|price|cost|邮编|邮政编码|区号|"
+    r"工资|收入|价"
+)
+
+
+def _told_length_values(text: str) -> Iterator[Finding]:
+    """Numbers with as many digits as the text says they have."""
+    if "digit" not in text and "位" not in text:
+        return
+    for m in _TOLD_LENGTH.finditer(text):
+        told = m.group("en") or m.group("zh")
+        length = _LENGTH_WORD.get(told.lower()) or int(told.translate(_HAN_TO_DIGIT))
+        digits = re.sub(r"\D", "", m.group("value"))
+        around = text[max(0, m.start() - 16) : m.end() + 12].lower()
+        if len(digits) != length or _NOT_A_CODE.search(around):
+            continue
+        if _counted(text, m.end("value")):
+            continue
+        yield Finding("code told with its length", *m.span("value"))
 
 
 # A code read out in digit words and quoted as what is said or typed ("remember 'two two

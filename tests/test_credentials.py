@@ -61,6 +61,7 @@ NEWER_KINDS = (
     "_sort_code_pairs",
     "_quoted_spelled_digits",
     "_lock_codes",
+    "_told_length_values",
 )
 
 
@@ -1040,6 +1041,10 @@ PROBED_SECRETS = [
     ("自行车棚的锁：七、二、五、一，对准再拉。", "七、二、五、一"),
     ("仓库卷闸门按幺洞九三再按确认。", "幺洞九三"),
     ("學校置物櫃，八四二零六一，別忘了。", "八四二零六一"),
+    # A number told with how many digits it has.
+    ("For the fuel pump it's the four-digit one, 8 2 0 4.", "8 2 0 4"),
+    ("妈妈网银那个六位的是 叁玖零柒壹伍。", "叁玖零柒壹伍"),
+    ("He keeps the last six digits of his card, 551902, on a sticky note.", "551902"),
 ]
 
 
@@ -1078,6 +1083,21 @@ def test_names_models_and_addresses_are_not_password_shaped(text: str) -> None:
 )
 def test_numbers_beside_a_lock_that_open_nothing_are_not_lock_codes(text: str) -> None:
     assert list(credentials._lock_codes(text)) == []
+
+
+# Numbers told with a length that are not codes, or not of that length.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The six-digit postcode of her village is 100101.",
+        "用户老家的邮编是六位数 215000。",
+        "Her bank sends a six-digit code by text, and the last one took 10 minutes.",
+        "User's salary went up to a five-digit figure of 48000 a year.",
+        "用户的车牌是六位，尾号 7731。",
+    ],
+)
+def test_numbers_with_a_told_length_that_are_not_codes(text: str) -> None:
+    assert list(credentials._told_length_values(text)) == []
 
 
 @pytest.mark.parametrize(("text", "value"), PROBED_SECRETS)
