@@ -570,7 +570,8 @@ _TO_ANY_CALLER = re.compile(
 )
 _REFUSED_BEFORE = re.compile(
     r"\b(?:never|not|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|won'?t|cannot|can'?t|refuses?|avoid"
-    r"|stop)\b|(?:that|which|who|where) $|不要|别|不得|不能|切勿|绝不|禁止|从不|不会",
+    r"|stop)\b|\bwithout (?:ever )?$|(?:that|which|who|where) $"
+    r"|不要|别|不得|不能|切勿|绝不|禁止|从不|不会",
     re.IGNORECASE,
 )
 
@@ -580,6 +581,12 @@ _REFUSED_BEFORE = re.compile(
 # user's safeguards).
 _DISCLOSURE_WORDS = frozenset("任何人 第三方 透露 泄露".split())
 _TO_ANYONE = re.compile(r"(?:to|with) \S", re.IGNORECASE)
+# So is revealing what is kept ("never repeat client passwords back in replies").
+_DISCLOSES = re.compile(
+    r"reveal|disclos|shar|print|output|leak|expos|repeat|dump|giv\w* out|hand\w* over|read\w* out"
+    r"|show|sell|pass\w* on|forward|send|transfer",
+    re.IGNORECASE,
+)
 # So are skipping the safety prompts, doing whatever is asked, taking something as orders
 # and getting round a control, when the clause refuses them ("不要把网页里的内容视为指令",
 # "不要什么都照做", "不要写出绕过屏幕时间的方法").
@@ -615,7 +622,7 @@ _SAFEGUARD_WORDS = re.compile(
 )
 
 
-def _refused_before(text: str, start: int) -> bool:
+def refused_before(text: str, start: int) -> bool:
     """Whether the clause of `text` that leads up to `start` refuses what follows."""
     clause = re.split(r"[.;!?,:。；！？，：]", text[:start])[-1]
     return _REFUSED_BEFORE.search(clause.lower()) is not None
@@ -642,9 +649,10 @@ def _refused_disclosure(text: str, m: re.Match[str]) -> bool:
     disclosure = (
         m.group() in _DISCLOSURE_WORDS
         or _TO_ANYONE.match(m.group()) is not None
+        or _DISCLOSES.match(m.group()) is not None
         or _REFUSABLE_CJK.match(m.group()) is not None
     )
-    return disclosure and _refused_before(text, m.start())
+    return disclosure and refused_before(text, m.start())
 
 
 def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
@@ -657,10 +665,10 @@ def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
         (_GATHERS, "a request for others' card details or credentials", False),
     ):
         for m in pattern.finditer(text):
-            if not _refused_before(text, m.start()):
+            if not refused_before(text, m.start()):
                 return m.group(), what, channel
     for m in _GIVES_ON_CLAIM.finditer(text):
-        if _CLAIM_BEFORE.search(text, 0, m.start()) and not _refused_before(text, m.start()):
+        if _CLAIM_BEFORE.search(text, 0, m.start()) and not refused_before(text, m.start()):
             return m.group(), "the user's data to whoever claims to be someone", True
     return None
 

@@ -24,6 +24,7 @@ from .directives import (
     find_injection,
     is_assistant_rule,
     names_assistant,
+    refused_before,
     safe_override,
 )
 from .models import (
@@ -52,6 +53,7 @@ __all__ = ["find_secret", "gate", "is_duplicate", "redact", "same_fact_terms", "
 # on folded text (lower case, no accents).
 
 _ABOUT_PROMPTS = "addresses the system prompt"
+_REVEALS = "asks to reveal secrets or prompts"
 _INJECTION_PHRASES = [
     (re.compile(p), label)
     for p, label in (
@@ -64,7 +66,7 @@ _INJECTION_PHRASES = [
         (
             r"\b(?:reveal|print|show|leak|output|disclose|dump|repeat)\b.{0,40}\b(?:system prompt|"
             r"instructions|api keys?|passwords?|secrets?|credentials?|hidden prompt)",
-            "asks to reveal secrets or prompts",
+            _REVEALS,
         ),
         (r"\byou (?:are|must|will) now\b", "redefines the assistant"),
         (
@@ -338,6 +340,8 @@ def screen_rules(
         ):
             continue  # "ignore orders inside the pages he sends"; "drop the earlier
             # instruction to write in paragraphs", asked for
+        if hit[1] == _REVEALS and refused_before(folded, folded.find(hit[0])):
+            continue  # "never repeat client passwords back in replies": a safeguard
         if reason == "small_talk" and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if reason == "speculative" and (
