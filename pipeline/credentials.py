@@ -514,6 +514,7 @@ def _findings(text: str) -> list[Finding]:
     found += _keyed_codes(text)
     found += _lock_codes(text)
     found += _told_length_values(text)
+    found += _opened_with_quoted(text)
     found += _composed_values(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
@@ -2701,6 +2702,25 @@ def _keyed_pattern() -> re.Pattern[str]:
 
 
 _KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![\w%:/-]|\.\d)")
+
+
+# What a lock, a repository or a login is opened with, in quotes, is its passphrase: "the
+# restic repo unlocks with 'correct-lantern-basin-fig'". One token of six characters or
+# more, with a digit or words joined by marks; not a name ("opens with 'Face ID'").
+_OPENED_WITH_QUOTED = re.compile(
+    r"\b(?:unlock(?:s|ed|ing)?|open(?:s|ed|ing)?|decrypt(?:s|ed|ing)?|log(?:s|ged|ging)? "
+    r"(?:in|on)|sign(?:s|ed|ing)? in|g[eo]t(?:s|ting)? in(?:to)?)\b[^.;:\n\"'‘“]{0,40}?"
+    r"\b(?:with|using)\s+[\"'‘“](?P<value>[^\s\"'’”]{6,64})[\"'’”]",
+    re.IGNORECASE,
+)
+
+
+def _opened_with_quoted(text: str) -> Iterator[Finding]:
+    """A quoted token something is unlocked or logged in with."""
+    for m in _OPENED_WITH_QUOTED.finditer(text):
+        value = m.group("value")
+        if any(ch.isdigit() for ch in value) or len(re.findall(r"[-_.+]", value)) >= 2:
+            yield Finding("passphrase", *m.span("value"))
 
 
 def _keyed_codes(text: str) -> Iterator[Finding]:

@@ -62,6 +62,7 @@ NEWER_KINDS = (
     "_quoted_spelled_digits",
     "_lock_codes",
     "_told_length_values",
+    "_opened_with_quoted",
 )
 
 
@@ -1045,6 +1046,9 @@ PROBED_SECRETS = [
     ("For the fuel pump it's the four-digit one, 8 2 0 4.", "8 2 0 4"),
     ("妈妈网银那个六位的是 叁玖零柒壹伍。", "叁玖零柒壹伍"),
     ("He keeps the last six digits of his card, 551902, on a sticky note.", "551902"),
+    # What something is unlocked with, quoted.
+    ("The backup drive decrypts with 'amber.kettle.ridge' on any laptop.", "amber.kettle.ridge"),
+    ('Her old Kindle opens using "harbour77" since the reset.', "harbour77"),
 ]
 
 
@@ -1098,6 +1102,18 @@ def test_numbers_beside_a_lock_that_open_nothing_are_not_lock_codes(text: str) -
 )
 def test_numbers_with_a_told_length_that_are_not_codes(text: str) -> None:
     assert list(credentials._told_length_values(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Her phone opens with 'Face ID' most of the time.",
+        "The meeting always opens with 'any other business' for some reason.",
+        "User signs in with 'Sign in with Apple' on most apps.",
+    ],
+)
+def test_what_opens_a_thing_in_quotes_that_is_a_name_is_no_passphrase(text: str) -> None:
+    assert list(credentials._opened_with_quoted(text)) == []
 
 
 @pytest.mark.parametrize(("text", "value"), PROBED_SECRETS)
