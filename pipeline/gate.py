@@ -127,7 +127,8 @@ _SPECULATIVE = [
         r"\b(?:maybe|perhaps|probably|possibly|presumably|apparently|seemingly|"
         r"potentially|supposedly|might|unsure|unclear|uncertain)\b",
         r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
-        r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b",
+        r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b|"
+        r"(?<!how )(?<!more )(?<!less )(?<!as )\blikely (?:\w+n't|does|did|will|would|can|\w+s)\b",
         r"\b(?:may|could|might) (?:be|have|not)\b",
         r"\bseems?\b|\bseemed\b|\bappears? to\b|\bi (?:think|guess|suppose|assume)\b",
         r"\bnot sure\b|\bhard to say\b|\bif i recall\b",
@@ -138,7 +139,9 @@ _SPECULATIVE = [
         # "大概" before a number is "about" ("大概二十分钟", "大概有八个夜班"); "可能性" a noun.
         r"可能(?!性)|也许|大概(?!(?:有|是)?[\d零〇一二三四五六七八九十两半百千几])|"
         r"好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
-        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除",
+        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|"
+        # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
+        r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么)",
     )
 ]
 
@@ -161,6 +164,15 @@ _SMALL_TALK = [
         r"for(?! (?:this|that|it)\b)|why|a question)\b|\bwanted to know\b|\bjoked\b|"
         r"\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
+        # The user and the assistant as the ones talking; what the chat was.
+        r"\b(?:user|she|he|they) and (?:the )?(?:assistant|ai|bot) (?:\w+ly )?(?:went back and "
+        r"forth|chatted|bantered|talked|debated|argued|joked|swapped|traded|compared notes)\b|"
+        r"\b(?:most of )?(?:the |this |today's )?(?:conversation|chat) (?:was|is) "
+        r"(?:mostly |mainly |just )?(?:a |an )?(?:quick |short |long |brief )?"
+        r"(?:back-and-forth|exchange|discussion|brainstorm\w*|chit-?chat)\b|"
+        r"\b(?:opened|began|started) (?:the (?:chat|conversation) )?with[\s:,]*[\"'“‘]\s*"
+        r"(?:hello|hi|hey|hiya|morning|evening|afternoon|good ?(?:morning|evening|afternoon"
+        r"|day))\b",
         r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助[手理]|"
         r"(?:说|讲|话)(?:了|咗)?(?:声|句)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|"
         r"哈喽|哈啰|嗨|拜拜|"
@@ -169,6 +181,7 @@ _SMALL_TALK = [
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?(?:回答|回复|解释|答案)|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"
         r"(?:和|跟|与|同|向|让|被|给)助[手理](?:[^，。；要想请应必需希望喜欢]){0,12}(?:了|咗)|开玩笑|"
+        r"(?:和|跟|与|同)助[手理](?:[^，。；]{0,2})(?:吹水|倾偈|闲聊|聊天|聊起|斗嘴|抬杠)|"
         r"(?:讲|说)(?:了|咗)?(?:个|一个)笑话|"
         r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过|咗)?助[手理](?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
@@ -183,7 +196,8 @@ _OWN_DOUBT = re.compile(
 # Talk that happens always, every day or whenever something happens is a habit of the
 # user's, not this conversation's.
 _HABITUAL = re.compile(
-    r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time)|to everyone|"
+    r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time|week|weekend|month|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|to everyone|"
     r"habit)\b|每天|每次|每回|总是|经常|常常|常用|平时|习惯|一向|向来|时(?:都|就)?会"
 )
 

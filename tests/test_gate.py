@@ -71,6 +71,13 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("阿珍同助理倾咗几句台风", "small_talk"),
         ("用戶話助手嘅建議「好實用」", "small_talk"),
         ("用户讲了个笑话，说程序员最怕周五上线", "small_talk"),
+        ("阿玲同助手吹水，讲边间糖水铺最好食", "small_talk"),
+        ("User and the assistant bantered about the worst motorway services", "small_talk"),
+        ("The chat was a brief exchange on how to fold a fitted sheet", "small_talk"),
+        ("Ravi opened with 'morning, sorry for the early ping'", "small_talk"),
+        ("He likely rents rather than owns, given the questions about deposits", "speculative"),
+        ("睇落佢唔係好钟意返工", "speculative"),
+        ("阿明应该好怕冷，成日着两件外套", "speculative"),
         ("It's possible the user runs a small shop", "speculative"),
         ("用户那边正在下大雨", "ephemeral"),
         ("用户的脚踝肿得穿不上鞋", "ephemeral"),
@@ -123,6 +130,8 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户每天早上都在家长群里跟大家说早安",  # a habit
         "用户平时爱跟同事开玩笑，办公室里人缘很好",  # a habit
         "用户看不懂药品说明时会拍照问助理",  # whenever it happens: a habit
+        "User's job is estimating how likely drivers are to claim",  # a measure, not a hedge
+        "User and her sister chatted every Sunday for years",  # not the assistant
         "User is unsure whether to stay in nursing and is weighing a move to teaching",
         "Priya swims at the leisure centre after her last night shift of each block",
     ],
