@@ -152,7 +152,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
         for word in (
             "backup recovery security verification access authenti[cz]ation door gate alarm"
             " garage lock locker safe keypad entry building lockbox wi-?fi unlock confirmation"
-            " promo voucher gift_card pickup parcel otp pairing"
+            " promo voucher gift_card pickup parcel otp pairing override"
         ).split()
     ),
     "seed phrases?",
@@ -224,6 +224,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "safe",
     "locker",
     "keypad",
+    *(f"{who} override" for who in "manager admin supervisor engineer master till pos".split()),
     "wi-?fi",
     "router",
     "padlock",
@@ -2813,9 +2814,10 @@ _SECURITY_ANSWER_SOURCE = (
     r"\s+(?:to|as)"
     r"|\b(?:set|changed|updated|reset|made)\b[^.;\n]{0,40}?[\"'“‘]" + _QUESTION + r"\s+answers?"
     r"\s+(?:to|as)\b"
-    r"|\b(?:security|secret|memorable|recovery) (?:questions?(?:['’]s)? )?(?:answers?|words?)\b"
+    r"|\b(?:security|secret|memorable|recovery)[ -](?:questions?(?:['’]s)? )?(?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
-    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification|[\w'’-]*maiden[- ]name)"
+    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification|memorable[- ]word"
+    r"|[\w'’-]*maiden[- ]name)"
     r" questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"

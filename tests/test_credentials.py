@@ -1049,6 +1049,9 @@ PROBED_SECRETS = [
     # What something is unlocked with, quoted.
     ("The backup drive decrypts with 'amber.kettle.ridge' on any laptop.", "amber.kettle.ridge"),
     ('Her old Kindle opens using "harbour77" since the reset.', "harbour77"),
+    # An override kept by a manager; a memorable word's question, hyphenated.
+    ("The supervisor override on the self-checkout is 90417.", "90417"),
+    ("His answer to the building society's memorable-word question is 'Tamarisk'.", "Tamarisk"),
 ]
 
 
