@@ -512,6 +512,7 @@ def _findings(text: str) -> list[Finding]:
     found += _command_passwords(text)
     found += _assigned_values(text)
     found += _dial_turns(text)
+    found += _turns_told_after(text)
     found += _keyed_codes(text)
     found += _lock_codes(text)
     found += _told_length_values(text)
@@ -2588,6 +2589,28 @@ def _dial_turns(text: str) -> Iterator[Finding]:
 def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
     if len(run) >= MIN_TURNS:
         yield Finding("dial combination", run[0].start(1), run[-1].end(1))
+
+
+# Turns told number first ("14 right, 32 left, 7 right", "转 一七 左 三三 右 零八 左"):
+# three or more whose directions alternate, as a dial's do, are a combination without a
+# word for the lock.
+_TURN_AFTER = re.compile(
+    r"(?<![\d.])(\d{1,2}|[零一二三四五六七八九十]{1,3})\s*(?:to the\s+)?"
+    r"(?:(?P<right>right|r|clockwise|右转?|顺时针)|(?P<left>left|l|(?:counter-?|anti-?)clockwise"
+    r"|左转?|逆时针))(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _turns_told_after(text: str) -> Iterator[Finding]:
+    """Three or more alternating turns told number first."""
+    run: list[re.Match[str]] = []
+    for m in _TURN_AFTER.finditer(text):
+        if run and (m.start() - run[-1].end() > _TURN_GAP or m.lastgroup == run[-1].lastgroup):
+            yield from _turn_run(run)
+            run = []
+        run.append(m)
+    yield from _turn_run(run)
 
 
 # A value told as the parts it is made of, then written out: "his plate's last four plus

@@ -63,6 +63,7 @@ NEWER_KINDS = (
     "_lock_codes",
     "_told_length_values",
     "_opened_with_quoted",
+    "_turns_told_after",
 )
 
 
@@ -1052,6 +1053,9 @@ PROBED_SECRETS = [
     # An override kept by a manager; a memorable word's question, hyphenated.
     ("The supervisor override on the self-checkout is 90417.", "90417"),
     ("His answer to the building society's memorable-word question is 'Tamarisk'.", "Tamarisk"),
+    # A dial's turns told number first, alternating, with no word for the lock.
+    ("Note under the till: 22 left, 8 right, 31 left.", "22 left, 8 right, 31"),
+    ("工具柜那个转盘：二五 右，一零 左，三三 右。", "二五 右，一零 左，三三"),
 ]
 
 
@@ -1105,6 +1109,11 @@ def test_numbers_beside_a_lock_that_open_nothing_are_not_lock_codes(text: str) -
 )
 def test_numbers_with_a_told_length_that_are_not_codes(text: str) -> None:
     assert list(credentials._told_length_values(text)) == []
+
+
+def test_turns_that_do_not_alternate_are_directions_not_a_combination() -> None:
+    text = "Take exit 14 right, then turn 2 right and 3 left at the lights."
+    assert list(credentials._turns_told_after(text)) == []
 
 
 @pytest.mark.parametrize(
