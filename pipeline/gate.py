@@ -373,7 +373,7 @@ def screen_rules(
 
 # Whose a value is: the user's, said just before it ("User's Discover card is …", "用户的
 # 银行卡号 …", "my IBAN …").
-_USERS_OWN = re.compile(r"\buser['’]s\b|\bmy\b|(?:用户|用戶|使用者)的", re.IGNORECASE)
+_USERS_OWN = re.compile(r"\buser['’]s\b|\bmy\b|(?:用户|用戶|使用者)[的把]", re.IGNORECASE)
 _OWNER_GAP = 40
 
 
@@ -383,12 +383,13 @@ _SENT_TO = re.compile(r"\b(?:to|into|via)\b|到|至|给|發|发|传|傳", re.IGN
 
 def _users_own(text: str, value: str) -> bool:
     """Whether `value`, a channel of an order, is told as the user's own number: the user's
-    name for it comes just before it, with nothing sent anywhere in between."""
+    name for it comes just before it ("用户把…账号告诉了助手"), with nothing sent anywhere in
+    between or in the value itself ("建议用户把钱汇到")."""
     at = text.find(value)
     if at < 0:
         return False
     owners = list(_USERS_OWN.finditer(text, max(0, at - _OWNER_GAP), at))
-    return bool(owners) and _SENT_TO.search(text, owners[-1].end(), at) is None
+    return bool(owners) and _SENT_TO.search(text, owners[-1].end(), at + len(value)) is None
 
 
 def _screen_in_turn(
