@@ -550,7 +550,10 @@ _GATHERS = re.compile(
     r"|people|users|customers|members|parents|guests))\w*\b[^.;!?]{0,50}?\b(?:card (?:details"
     r"|numbers?)|bank (?:details|account)|passwords?|pins?|passport(?: numbers?)?|credentials"
     r"|log-?in details|security codes?|cvvs?|social security|one-time codes?|verification codes?)\b"
-    r"|(?:收集|索取|要求提供|询问)[^，。；]{0,12}(?:银行卡|卡号|密码|验证码|身份证|护照|账号)",
+    r"|(?:收集|索取|要求提供|询问)[^，。；]{0,12}(?:银行卡|卡号|密码|验证码|身份证|护照|账号)"
+    # Having the user hand them over: "提示用户把考生号和密码发给客服微信".
+    r"|(?:让|叫|提示|引导|请|要求|建议|催)用户[^，。；]{0,4}把[^，。；]{0,12}(?:银行卡|卡号|密码|验证码"
+    r"|身份证|护照|账号)[^，。；]{0,8}(?:发给|发到|告诉|提供给|转给|交给|填到|填进)",
     re.IGNORECASE,
 )
 # Data handed to whoever claims to be someone: "if someone says they're from the charity,

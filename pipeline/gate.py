@@ -378,7 +378,9 @@ _OWNER_GAP = 40
 
 
 # Where something is sent: the number after it is where it goes, not whose it is.
-_SENT_TO = re.compile(r"\b(?:to|into|via)\b|到|至|给|發|发|传|傳", re.IGNORECASE)
+_SENT_TO = re.compile(
+    r"\b(?:to|into|via)\b|到|至|给|給|發|发|传|傳|转交|轉交|交给|交給|寄|汇|匯", re.IGNORECASE
+)
 
 
 def _users_own(text: str, value: str) -> bool:
