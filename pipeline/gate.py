@@ -125,7 +125,7 @@ _SPECULATIVE = [
     (re.compile(p), "hedged")
     for p in (
         r"\b(?:maybe|perhaps|probably|possibly|presumably|apparently|seemingly|"
-        r"potentially|supposedly|might|unsure|unclear|uncertain)\b",
+        r"potentially|supposedly|might(?! as well)|unsure|unclear|uncertain)\b",
         r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
         r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b|"
         r"(?<!how )(?<!more )(?<!less )(?<!as )\blikely (?:\w+n't|does|did|will|would|can|\w+s)\b",
@@ -136,8 +136,10 @@ _SPECULATIVE = [
         r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
         r"\bit(?:'s| is) possible\b",
-        # "大概" before a number is "about" ("大概二十分钟", "大概有八个夜班"); "可能性" a noun.
-        r"可能(?!性)|也许|大概(?!(?:有|是)?[\d零〇一二三四五六七八九十两半百千几])|"
+        # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
+        # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
+        r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
+        r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
         r"好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
@@ -160,9 +162,11 @@ _SMALL_TALK = [
         r"\bhow are you\b|\bchatted\b|\bhad a conversation\b|"
         r"\b(?:the |this |today's )?(?:conversation|chat)(?: today)? (?:was|is) (?:mostly |mainly |"
         r"all )?about\b",
+        # Not a kind of answer asked for ("asked for plain, joke-free replies"): a preference.
         r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
-        r"for(?! (?:this|that|it)\b)|why|a question)\b|\bwanted to know\b|\bjoked\b|"
-        r"\bapologi[sz]ed\b|\bsaid sorry\b",
+        r"for(?! (?:this|that|it)\b)(?!(?: [\w-]+,?){0,3} (?:replies|answers|responses|"
+        r"explanations|summaries|units|formatting)\b)|why|a question)\b|\bwanted to know\b|"
+        r"\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         # The user and the assistant as the ones talking; what the chat was.
         r"\b(?:user|she|he|they) and (?:the )?(?:assistant|ai|bot) (?:\w+ly )?(?:went back and "
@@ -199,6 +203,12 @@ _HABITUAL = re.compile(
     r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time|week|weekend|month|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|to everyone|"
     r"habit)\b|每天|每次|每回|总是|经常|常常|常用|平时|习惯|一向|向来|时(?:都|就)?会"
+)
+
+
+# Talk that goes on to tell something: what it tells is for the judge to weigh.
+_GOES_ON_TO_TELL = re.compile(
+    r"\band (?:then |also )?(?:added|mentioned|explained|noted)\b|顺口提到|顺便提到|顺带提到|顺便说"
 )
 
 
@@ -356,6 +366,8 @@ def screen_rules(
             # instruction to write in paragraphs", asked for
         if hit[1] == _REVEALS and refused_before(folded, folded.find(hit[0])):
             continue  # "never repeat client passwords back in replies": a safeguard
+        if reason == "small_talk" and _GOES_ON_TO_TELL.search(folded, folded.find(hit[0])):
+            continue  # "Kai said hi and mentioned that his team trains on Lake Washington"
         if reason == "small_talk" and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if reason == "speculative" and (

@@ -77,6 +77,7 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("Ravi opened with 'morning, sorry for the early ping'", "small_talk"),
         ("He likely rents rather than owns, given the questions about deposits", "speculative"),
         ("睇落佢唔係好钟意返工", "speculative"),
+        ("用户大概是第一次养猫吧", "speculative"),
         ("阿明应该好怕冷，成日着两件外套", "speculative"),
         ("It's possible the user runs a small shop", "speculative"),
         ("用户那边正在下大雨", "ephemeral"),
@@ -139,6 +140,10 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户看不懂药品说明时会拍照问助理",  # whenever it happens: a habit
         "User's job is estimating how likely drivers are to claim",  # a measure, not a hedge
         "User and her sister chatted every Sunday for years",  # not the assistant
+        "Nadia asked for answers without bullet points; she reads them aloud",  # a preference
+        "用户每周大概跑三次步",  # about three times: a count, not a guess
+        "He might as well be a local: he has lived in Porto for twenty years",
+        "Tom said hello and mentioned that he teaches chemistry at a sixth-form college",
         "User is unsure whether to stay in nursing and is weighing a move to teaching",
         "Priya swims at the leisure centre after her last night shift of each block",
     ],
