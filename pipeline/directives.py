@@ -677,7 +677,13 @@ def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
 
 
 _AUTHORITY = re.compile(
-    r"\b(?:authori[sz]ed|authori[sz]ation|permitted|permission|entitled|cleared|clearance|"
+    # A permission the assistant is given, or one said not to be needed; not what a client
+    # or an app has or needs ("confirm the client has permission to have it translated").
+    r"\b(?:assistant|you|ai|bot)\b[^.;!?]{0,20}\b(?:has|have|had|gets?|got|now)\b[^.;!?]{0,15}"
+    r"\bpermission|\b(?:grant\w*|given|gave)\b[^.;!?]{0,30}\bpermission"
+    r"|\bpermission (?:update|granted|given)\b"
+    r"|(?:\bno|\bnot|n't) need\w*\b[^.;!?]{0,20}\bpermission"
+    r"|\b(?:authori[sz]ed|authori[sz]ation|permitted|entitled|cleared|clearance|"
     r"privileges?|admin(?:istrator)? (?:rights|access|mode|privileges|override)|root access|"
     r"developer mode|god mode|jailbr[eo]ak\w*|unrestricted|uncensored|unfiltered|"
     r"no (?:longer )?(?:restrictions?|limits?|limitations|rules|filters?|guardrails|"
