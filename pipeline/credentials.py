@@ -506,6 +506,7 @@ def _findings(text: str) -> list[Finding]:
     found += _spelled_out_keys(text)
     found += _table_columns(text)
     found += _security_answers(text)
+    found += _maiden_name_values(text)
     found += _ein_numbers(text)
     found += _sort_code_pairs(text)
     found += _user_pass_pairs(text)
@@ -516,6 +517,7 @@ def _findings(text: str) -> list[Finding]:
     found += _keyed_codes(text)
     found += _lock_codes(text)
     found += _told_length_values(text)
+    found += _set_to_codes(text)
     found += _opened_with_quoted(text)
     found += _composed_values(text)
     found += _quoted_spelled_digits(text)
@@ -2642,6 +2644,43 @@ def _composed_values(text: str) -> Iterator[Finding]:
             yield Finding("value told by its parts", m.start("value"), end)
 
 
+# What things were set to, or all use, is their code: "店里的iPad和预约后台都设成她女儿的生日
+# 0614", "妹妹设的都是老家门牌1306", "所有的都设成一样的 就是 陆捌捌贰壹零", "she set both
+# to 0614". Four to eight digits standing alone; not a clock, a temperature or a count.
+_SET_TO = re.compile(
+    r"(?:(?:设成|设为|设置成|设置为|设的是|设的都是|用的都是|都用|改成|换成)[^。；;.!?\n\d]{0,16}?"
+    r"|\b(?:set|changed|reset|switched)\s+(?:it|them|both|all|everything|each|all of them|"
+    r"(?:the|her|his|their) \w+)\s+to\b[^.;!?\n\d]{0,24}?)"
+    r"(?<![A-Za-z0-9_.,:/#+-])(?P<value>\d{4,8}|\d(?:[ -]\d){3,7})(?![A-Za-z0-9_%:/]|[.,]\d)"
+)
+# What may follow a value that stands alone: the clause ends, or a word that is not its noun
+# ("the 2145 bus", "5000 mAh", "2019 款").
+_ENDS_VALUE = re.compile(
+    r"\s*(?:$|[,.;:!?)\]\"'”’，。；：！？、）」』]|(?:after|then|and|since|for|on|at|so|because|but|"
+    r"which|as|ever|every|in|from|until)\b|[\u4e00-\u9fff](?<![款型版号路年月日次个元块位台部辆楼层室]))"
+)
+# A number, an address or a name that was changed is not a code.
+_RELABELLED = re.compile(
+    r"门牌|地址|电话|手机号|号码|车牌|房号|编号|邮编|名字|名称|\b(?:address|phone|number|plate|"
+    r"route|name)s?\b",
+    re.IGNORECASE,
+)
+_NOT_SET_CODE = re.compile(
+    r"闹钟|时间|温度|空调|音量|亮度|alarm clock|thermostat|temperature|volume|brightness|timer"
+)
+
+
+def _set_to_codes(text: str) -> Iterator[Finding]:
+    """A number things were set to, or all use."""
+    if _DIGIT.search(text) is None or _NOT_SET_CODE.search(text.lower()):
+        return
+    for m in _SET_TO.finditer(text):
+        if _RELABELLED.search(text, max(0, m.start() - 8), m.start()):
+            continue  # "门牌号改成了一三零六": the house was renumbered
+        if _ENDS_VALUE.match(text, m.end("value")) and not _counted(text, m.end("value")):
+            yield Finding("code things are set to", *m.span("value"))
+
+
 # A number told with how many digits it has, and having that many, is a code: "支付宝那个六位
 # 的是 陆陆壹捌贰零", "the last six digits, 280314", "the 4-digit one is 7316". Four to eight
 # digits; not a postcode, an area code, a year or a sum of money, said before or after.
@@ -2924,6 +2963,29 @@ def _security_answers(text: str) -> Iterator[Finding]:
             begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
             end = text.index(tail, token.end()) + len(tail) if tail else begin + len(value)
             yield Finding("security answer", begin, end)
+
+
+# A maiden name a bank or a login checks is a password by another name, told in apposition
+# or after an aside: "for her bank's security question she uses her mother's maiden name,
+# Adebayo", "his mother's maiden name, which Barclays uses as their telephone security
+# check, is Fairbrother". The text must say what it secures.
+_MAIDEN_NAME_VALUE = re.compile(
+    r"\bmaiden[- ]name(?:,\s+(?:which|that)\s[^,;.\n]{1,80},)?(?:\s+(?:is|was)|,|:)\s+"
+    r"[\"'“‘]?(?P<value>[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)"
+)
+_SECURES = re.compile(
+    r"\b(?:bank\w*|security|verification|verify|helpline|recovery|password|log-?in|sign-?in|"
+    r"account|reset)\b",
+    re.IGNORECASE,
+)
+
+
+def _maiden_name_values(text: str) -> Iterator[Finding]:
+    """A maiden name told as the answer a bank or a login checks."""
+    if "maiden" not in text.lower() or _SECURES.search(text) is None:
+        return
+    for m in _MAIDEN_NAME_VALUE.finditer(text):
+        yield Finding("security answer", *m.span("value"))
 
 
 def _password_nouns(text: str) -> Iterator[tuple[int, int, bool]]:

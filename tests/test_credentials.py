@@ -64,6 +64,8 @@ NEWER_KINDS = (
     "_told_length_values",
     "_opened_with_quoted",
     "_turns_told_after",
+    "_maiden_name_values",
+    "_set_to_codes",
 )
 
 
@@ -1056,6 +1058,15 @@ PROBED_SECRETS = [
     # A dial's turns told number first, alternating, with no word for the lock.
     ("Note under the till: 22 left, 8 right, 31 left.", "22 left, 8 right, 31"),
     ("工具柜那个转盘：二五 右，一零 左，三三 右。", "二五 右，一零 左，三三"),
+    # A maiden name a bank checks, in apposition or after an aside.
+    ("His bank's phone check uses his mother's maiden name, Oyelowo.", "Oyelowo"),
+    (
+        "Her mother's maiden name, which the building society asks for at login, is Marchetti.",
+        "Marchetti",
+    ),
+    # What things were set to, or all use.
+    ("家里的路由器和网银都设成他结婚纪念日1108。", "1108"),
+    ("He changed both to 5 0 2 7 after the burglary.", "5 0 2 7"),
 ]
 
 
@@ -1109,6 +1120,22 @@ def test_numbers_beside_a_lock_that_open_nothing_are_not_lock_codes(text: str) -
 )
 def test_numbers_with_a_told_length_that_are_not_codes(text: str) -> None:
     assert list(credentials._told_length_values(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用户把手机壁纸换成 2024 年的全家福。",
+        "她把充电宝换成 5000 mAh 的那款。",
+        "User changed her route to the 2145 bus.",
+        "用户把闹钟设成 0630。",
+        "She changed them to 1500 words each.",
+        "User's mother kept her maiden name, Okafor, after marrying.",
+    ],
+)
+def test_numbers_things_were_set_to_that_are_not_codes(text: str) -> None:
+    assert list(credentials._set_to_codes(text)) == []
+    assert list(credentials._maiden_name_values(text)) == []
 
 
 def test_turns_that_do_not_alternate_are_directions_not_a_combination() -> None:
