@@ -2764,6 +2764,17 @@ def _keyed_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?P<keyed>{_KEYED})|(?P<set>{_LOCK_SET})")
 
 
+# A password keyed in: letters and digits (or signs) together, six characters or more
+# ("然后输入 xiaoqi0713 就能上网").
+_KEYED_TOKEN = re.compile(
+    r"(?=[A-Za-z0-9@#$%&*_.!-]*[A-Za-z])(?=[A-Za-z0-9@#$%&*_.!-]*[0-9@#$%&*_!])"
+    r"[A-Za-z0-9@#$%&*_.!-]{6,32}(?![A-Za-z0-9@#$%&*_.!-])"
+)
+# What is keyed in to find a booking or a parcel is its reference, not a password.
+_REFERENCE = re.compile(
+    r"\b(?:reference|booking|order|tracking|invoice|confirmation|model|serial)\b|订单|单号|快递|预订|型号",
+    re.IGNORECASE,
+)
 _KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![\w%:/-]|\.\d)")
 
 
@@ -2800,6 +2811,15 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
         if m is None:
             continue
         value = _KEYED_DIGITS.match(text, m.end())
+        if value is None and m.lastgroup == "keyed":
+            token = _KEYED_TOKEN.match(text, m.end())
+            if (
+                token is not None
+                and _ENDS_VALUE.match(text, token.end())
+                and _REFERENCE.search(text, max(0, m.start() - 40), token.end() + 40) is None
+            ):
+                yield Finding("password keyed in", *token.span())
+            continue
         if value is None or _counted(text, value.end()):
             continue
         yield Finding("code keyed in" if m.lastgroup == "keyed" else "lock code", *value.span())

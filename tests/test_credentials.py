@@ -1067,6 +1067,8 @@ PROBED_SECRETS = [
     # What things were set to, or all use.
     ("家里的路由器和网银都设成他结婚纪念日1108。", "1108"),
     ("He changed both to 5 0 2 7 after the burglary.", "5 0 2 7"),
+    # A password keyed in, letters and digits together.
+    ("客人连上网以后输入 qiaomu2231 就行。", "qiaomu2231"),
 ]
 
 
@@ -1136,6 +1138,18 @@ def test_numbers_with_a_told_length_that_are_not_codes(text: str) -> None:
 def test_numbers_things_were_set_to_that_are_not_codes(text: str) -> None:
     assert list(credentials._set_to_codes(text)) == []
     assert list(credentials._maiden_name_values(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Enter B12345 as the booking reference.",
+        "用户在快递柜输入 SF1234567 查件。",
+        "She typed iPhone15 into the search box to compare prices.",
+    ],
+)
+def test_references_keyed_in_are_not_passwords(text: str) -> None:
+    assert not [f for f in find_secrets(text) if f.kind == "password keyed in"]
 
 
 def test_turns_that_do_not_alternate_are_directions_not_a_combination() -> None:
