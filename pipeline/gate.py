@@ -129,9 +129,13 @@ _SPECULATIVE = [
         r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
         r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b|"
         r"(?<!how )(?<!more )(?<!less )(?<!as )\blikely (?:\w+n't|does|did|will|would|can|\w+s)\b",
-        r"\b(?:may|could|might) (?:be|have|not)\b",
+        r"\b(?:may|could|might) (?:be|have|not)\b|"
+        r"\b(?:user|she|he|they) (?:may|might|could well) (?:well |also )?[a-z]{3,}\b",
         r"\bseems?\b|\bseemed\b|\bappears? to\b|\bi (?:think|guess|suppose|assume)\b",
         r"\bnot sure\b|\bhard to say\b|\bif i recall\b",
+        # The writer's own inference: "the assistant infers that", "judging by her questions".
+        r"\b(?:assistant|ai|model) (?:\w+ )?(?:infers?|inferred|guess(?:es|ed)?|assumes?|assumed|"
+        r"suspects?|suspected|reckons?|deduces?|deduced)\b|\bjudging (?:by|from)\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"

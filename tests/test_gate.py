@@ -78,6 +78,9 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("He likely rents rather than owns, given the questions about deposits", "speculative"),
         ("睇落佢唔係好钟意返工", "speculative"),
         ("用户大概是第一次养猫吧", "speculative"),
+        ("She may teach piano on weekends", "speculative"),
+        ("Judging from the photos, the user keeps bees", "speculative"),
+        ("The assistant infers he works in finance", "speculative"),
         ("阿明应该好怕冷，成日着两件外套", "speculative"),
         ("It's possible the user runs a small shop", "speculative"),
         ("用户那边正在下大雨", "ephemeral"),
@@ -144,6 +147,7 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户每周大概跑三次步",  # about three times: a count, not a guess
         "He might as well be a local: he has lived in Porto for twenty years",
         "Tom said hello and mentioned that he teaches chemistry at a sixth-form college",
+        "Visitors may park on the user's drive on Sundays",  # a permission, not a guess
         "User is unsure whether to stay in nursing and is weighing a move to teaching",
         "Priya swims at the leisure centre after her last night shift of each block",
     ],
