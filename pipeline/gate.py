@@ -105,6 +105,16 @@ _EPHEMERAL = [
             r"feeling (?:sick|ill|unwell|down|good|great|bad))\b",
             "a passing state",
         ),
+        # A mood with the event that caused it; a thing to give back, or on its way.
+        (
+            r"\b(?:is|feels|felt|was|got) (?:so |really |very |quite |a bit |pretty )?(?:upset|"
+            r"annoyed|flustered|fed up|frustrated|cross|angry|stressed|panicking|gutted|relieved|"
+            r"furious|irritated|rattled|shaken) (?:because|after|since)\b|"
+            r"\b(?:needs?|has|have|must) to (?:give|hand|get|take|bring|send) (?:[\w'’]+ ){1,5}"
+            r"back\b|"
+            r"\bon (?:its|their) way (?:to|from)\b|\bon loan\b",
+            "a passing state",
+        ),
         (
             r"今天|今晚|明天|昨天|刚才|刚刚|此刻|这会儿|眼下|这周|本周|马上|快要|即将|"
             r"[\d一二两三四五六七八九十半几]+个?(?:小时|分钟)(?:后|以后|之后)",
@@ -115,7 +125,9 @@ _EPHEMERAL = [
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
-            r"停电|断电|断网|没电了|锁在.{0,4}里",
+            r"停电|断电|断网|没电了|锁在.{0,4}里|"
+            # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting).
+            r"排队|排紧队|啱啱|等紧",
             "a passing state",
         ),
     )
@@ -372,7 +384,7 @@ def screen_rules(
             continue  # "never repeat client passwords back in replies": a safeguard
         if reason == "small_talk" and _GOES_ON_TO_TELL.search(folded, folded.find(hit[0])):
             continue  # "Kai said hi and mentioned that his team trains on Lake Washington"
-        if reason == "small_talk" and _habitual(folded):
+        if reason in ("small_talk", "ephemeral") and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if reason == "speculative" and (
             _OWN_DOUBT.search(folded) or is_assistant_rule(stripped, subject)

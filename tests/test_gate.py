@@ -87,6 +87,13 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("用户的脚踝肿得穿不上鞋", "ephemeral"),
         # A passing state by its shape: just finished, so hungry that.
         ("用户刚搬完家具，饿得不行", "ephemeral"),
+        # Queueing, Cantonese "just" and "waiting"; a mood with its cause; a thing to give
+        # back or on its way.
+        ("阿玲在邮局排队寄包裹", "ephemeral"),
+        ("佢啱啱落咗飞机", "ephemeral"),
+        ("Dev is gutted because his sourdough starter died", "ephemeral"),
+        ("He has to take the borrowed ladder back to his neighbour", "ephemeral"),
+        ("Her replacement passport is on its way to her by courier", "ephemeral"),
         ("看样子用户以前学过法语", "speculative"),
         ("User asked about the weather", "small_talk"),
         ("ok thanks", "small_talk"),
@@ -148,6 +155,8 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "He might as well be a local: he has lived in Porto for twenty years",
         "Tom said hello and mentioned that he teaches chemistry at a sixth-form college",
         "Visitors may park on the user's drive on Sundays",  # a permission, not a guess
+        "用户每次去银行都提前半小时到，怕排队",  # a habit, not a queue now
+        "User is anxious about flying and always books an aisle seat",  # a trait, no event
         "User is unsure whether to stay in nursing and is weighing a move to teaching",
         "Priya swims at the leisure centre after her last night shift of each block",
     ],
