@@ -39,7 +39,7 @@ FIRST_TRAIN_PARTS = (
 )
 # The parts the judges and the secret model learn from: those, and the held-out parts up
 # to heldout59 whose rows were read, once scored, for what the gate got wrong (heldout57
-# and heldout58, never read, are left out). heldout60 to heldout81 are only ever scored.
+# and heldout58, never read, are left out). heldout60 to heldout83 are only ever scored.
 # On heldout60 to heldout75, held out from both, and with the same rules, the gate with
 # models trained on these was right on 3,839 of 4,000 rows against 3,805 with models
 # trained on FIRST_TRAIN_PARTS (the rules with the n-gram judge 3,793 against 3,764), kept
@@ -54,7 +54,7 @@ NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 def load(part: str) -> list[dict[str, Any]]:
     """The rows of one part: `tune` (trained and tuned on), `heldout`, `final`, `blind`,
-    `heldout2`, `heldout3`, `heldout4`, `heldout5`, `heldout6` to `heldout81`."""
+    `heldout2`, `heldout3`, `heldout4`, `heldout5`, `heldout6` to `heldout83`."""
     with (CORPUS / f"{part}.jsonl").open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 

@@ -220,11 +220,21 @@ in .env, .netrc, docker-compose, kubeconfig and curl lines, texts, chat messages
 notes), `heldout81` (300, 34% Chinese, every class, from assistants for a crane operator in
 Chongqing, an orchestra harpist, a deaf graphic designer, a Welsh sheep farmer, a flight
 attendant based in Taipei, a dim sum chef in Hong Kong, a hospice chaplain and a teenage
-chess player) were written by authors who saw neither the code nor the other parts; from
-heldout60 on, and heldout57 and heldout58, they are only scored. For each part the gate is
-compared with its own parts: the lexical rules alone; the character n-gram model alone and
-after the rules (the gate without the semantic extra); the learned judge alone (n-grams and
-embedding together) and the full gate (rules plus judge).
+chess player), `heldout82` (200, 40% Chinese, 80 secrets, a quarter with no noun, some told
+by how many digits they have, leaked while helping with a hospice's drug cupboard, a tea
+shop's Douyin store, a rowing club's boat shed, a widower's first smartphone, a wedding
+venue's Wi-Fi, a vet practice's safe, a student's LINE Pay, a charity's donations, a
+self-build's site cabin, a podcast's RSS token, smart meters, a school's visitor tablet, a
+shared Apple ID and a skier's timing chip, in .env, .pgpass, AWS credentials, Helm and
+GitHub Actions lines, wget and ssh commands, texts, chat messages, voicemails and fridge
+magnets), `heldout83` (300, 36% Chinese, every class, from assistants for a Shanghai subway
+driver, a cellist with a strain injury, a beekeeper in the Borders, a Taichung night-market
+stall owner, a Macau casino dealer, an outback truck driver, a midwife on call and a
+retired diplomat writing memoirs) were written by authors who saw neither the code nor the
+other parts; from heldout60 on, and heldout57 and heldout58, they are only scored. For each
+part the gate is compared with its own parts: the lexical rules alone; the character n-gram
+model alone and after the rules (the gate without the semantic extra); the learned judge
+alone (n-grams and embedding together) and the full gate (rules plus judge).
 
     python benchmarks/gate_quality.py [--errors] [--no-cv] [--parts tune,heldout6,...]
 """
@@ -338,7 +348,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
