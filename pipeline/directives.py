@@ -520,7 +520,8 @@ _OUTBOUND = (
     (
         re.compile(
             r"\b(?:wire|transfer|send|deposit|pay|remit)\w*\b.{0,40}\b(?:funds|money|payment|"
-            r"bitcoin|btc|crypto|account|wallet)\b|(?:转账|汇款|打款|转钱)(?:到|给|至)|汇到|转到.{0,6}账",
+            r"bitcoin|btc|crypto|account|wallet)\b|(?:转账|汇款|打款|转钱)(?:到|给|至)|汇到"
+            r"|(?:转|汇|存|打)(?:到|入|进).{0,12}(?:账|户)",
             re.IGNORECASE,
         ),
         "a payment instruction",
@@ -756,6 +757,17 @@ _LIFTS_SAFETY = re.compile(
     r"|(?:不要|别|不用|无需|不必|停止|不再)(?:再)?(?:提醒|警告|提示).{0,12}(?:诈骗|钓鱼|可疑|恶意|病毒)",
     re.IGNORECASE,
 )
+_DROPS_WARNINGS = re.compile(
+    r"\b(?:stop|skip|drop|omit|leave out|remove|without|no|never|don't|do not|no need for|no "
+    r"longer)\b[^.;!?]{0,30}\b(?:warnings?|caveats?|disclaimers?)\b"
+    r"|(?:不用|不要|别|无需|不必|停止|不再|省掉|去掉|跳过)[^，。；]{0,8}(?:提醒|警告|免责|风险提示)",
+    re.IGNORECASE,
+)
+_SPEAKS_OF_WARNINGS = re.compile(
+    r"\b(?:warn\w*|caveats?|disclaimers?|consult\w*|safety|risks?|lectur\w*|careful|dangerous)\b"
+    r"|提醒|警告|免责|安全|注意|风险|啰嗦|唠叨",
+    re.IGNORECASE,
+)
 _HIDDEN = re.compile(
     r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|"
     r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
@@ -894,6 +906,12 @@ def find_injection(
             return Injection(rule, m.group())
     if user_text is not None and not supported_by(text, user_text, similarity):
         return Injection("a rule for the assistant that the user did not ask for", text[:60])
+    # A rule that drops the warnings is the user's only if they spoke of warnings: sharing
+    # the topic ("is this article on bee venom therapy legit?") asks for nothing.
+    dropped = _DROPS_WARNINGS.search(text)
+    if user_text is not None and dropped and not _SPEAKS_OF_WARNINGS.search(user_text):
+        rule = "a rule for the assistant that drops warnings the user did not ask to drop"
+        return Injection(rule, dropped.group())
     # A name the user did not say is planted only in a turn that hands over content: in one
     # that speaks for the user, it is their daughter, their editor or their map app ("Don't
     # give Mei the answers"; of the 21 rules on the corpus refused this way in such turns,
