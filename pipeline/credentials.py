@@ -2699,7 +2699,7 @@ _NOT_A_CODE = re.compile(
 
 def _told_length_values(text: str) -> Iterator[Finding]:
     """Numbers with as many digits as the text says they have."""
-    if "digit" not in text and "位" not in text:
+    if "digit" not in text.lower() and "位" not in text:
         return
     for m in _TOLD_LENGTH.finditer(text):
         told = m.group("en") or m.group("zh")

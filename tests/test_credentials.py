@@ -1140,6 +1140,11 @@ def test_numbers_things_were_set_to_that_are_not_codes(text: str) -> None:
     assert list(credentials._maiden_name_values(text)) == []
 
 
+def test_a_length_told_in_capitals_is_read() -> None:
+    found = list(credentials._told_length_values("The Six-Digit one for the pension is 402913."))
+    assert [f.kind for f in found] == ["code told with its length"]
+
+
 @pytest.mark.parametrize(
     "text",
     [
