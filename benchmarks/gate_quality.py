@@ -3,179 +3,179 @@
 Runs the real gate over the labelled corpus in tests/data/gate_corpus/. The judges and the
 secret model learn from the parts in `gate_eval.TRAIN_PARTS` (`tune`, and the parts that
 were held out in their turn and have been scored: heldout, final, blind, heldout2 to
-heldout15, and heldout16 to heldout59 but heldout57 and heldout58, which were scored and
-read); on those, each row is judged by judges trained without its concept's fold, as
-train_judge.py chooses their settings, and the shipped judges, trained on all of them, are
-shown for reference ("(shipped)"); the secret model there is the shipped one, so on those
-parts its verdicts are not held-out ones. `heldout16` (300 rows, 32% Chinese, every class,
-as a daily assistant for money, accounts, devices, home and health proposes memories),
-`heldout17` (240, 38% Chinese, 100 secrets leaked while setting up devices, moving,
-onboarding, filing taxes or sharing accounts, beside 110 facts and rules that share their
-words, and 30 planted rules), `heldout18` (240, 38% Chinese, the same classes, leaked while
-getting help with pharmacies, school portals, smart locks, visas, payroll and shared
-drives), `heldout19` (300, 32% Chinese, every class, as assistants for work and study
-propose memories), `heldout20` (300, 32% Chinese, every class, from the assistants one
-person uses in a month, passing states often without a time word), `heldout21` (300, 32%
-Chinese, every class, as companions and coaches people talk to about their lives propose
-memories) and `heldout22` (240, 38% Chinese, 100 secrets leaked while getting help with
-invoices, landlords, car apps, hospital portals, tax refunds, home servers and shop admin
-panels, beside 110 facts and rules that share their words, and 30 planted rules),
-`heldout23` (240, 38% Chinese, the same classes, leaked over event budgets, student loans,
-consoles, shared family clouds, brokerages, club books and holiday rentals) and `heldout24`
-(300, 32% Chinese, every class, as assistants built into email, shopping, travel, banking,
-smart-home, car and browser tools propose memories), `heldout25` (240, 39% Chinese, the
-same classes as heldout17, leaked over clinics, university portals, EV chargers, donation
-platforms, insurance claims and marketplace accounts) and `heldout26` (300, 33% Chinese,
-every class, from assistants for people in very different lives) and `heldout27` (240, 39%
-Chinese, the same classes as heldout17, leaked over account recovery, rental cars, alarm
-handovers, parental controls, phone banking, hotel safes and hardware wallets) and
-`heldout28` (240, 38% Chinese, the same classes as heldout17, leaked over tenant portals,
-payroll, gyms, home servers, school apps, exchanges, consoles, patient portals, bike shares
-and carrier PINs, values dictated, spelled or split) and `heldout29` (300, 36% Chinese,
-every class, from chats about hobbies and daily life, with standing rules the user set
-casually) and `heldout30` (240, 38% Chinese, a quarter of it in Traditional characters, the
-same classes as heldout17, leaked over event suppliers, invoicing, pet insurance, smart
-meters, car finance, single sign-on, cameras and a parent's banking, often one item in a
-list of facts) and `heldout31` (300, 32% Chinese, every class, from assistants that
-summarise and translate what people are sent, where planted rules arrive inside that
-content), `heldout32` (160, 39% Chinese, all of it in Traditional characters, the same
-classes as heldout17, leaked over clubs, donations, student portals, gate openers and
-pharmacies, dictated or pasted) and `heldout33` (200, 34% Chinese, every class, from a
-household's shared assistant, a travel companion and a fitness coach), `heldout34` (200,
-39% Chinese, the same classes as heldout17, leaked over home servers, school portals, vets,
-car shares, utilities, hardware wallets and hotel bookings, in SMS, notes, spreadsheets,
-YAML and shell commands, values spelled out or split) and `heldout35` (300, 32% Chinese,
-every class, from a developer's coding assistant, a language tutor, a finance helper and an
-inbox and calendar reader), `heldout36` (200, 38% Chinese, the same classes as heldout17,
-leaked while helping a parent bank online, at shop tills, storage units, coworking doors,
-consoles, clinics and mortgage applications, in voicemails, CSV rows, INI snippets, curl
-commands and password hints), `heldout37` (300, 34% Chinese, every class, from assistants
-for a market garden, a nursing student, a home renovation, a parent's dementia care and
-gaming) and `heldout38` (300, 35% Chinese, every class, from assistants for a truck driver,
-a new parent, a retiree with a first smartphone, a nurse on shifts, a student going abroad
-and an online shop) and `heldout39` (200, 41% Chinese, the same classes as heldout17,
-leaked over a grandparent's new phone, visas, clinic apps, VPN and SSO, deposits, group
-bots, deploy keys, marketplaces and school sign-ups, in captions, OCR, invites, code
-comments and login commands), `heldout40` (200, 38% Chinese, the same classes as heldout17,
-leaked over committee accounts, a football club, a solar inverter, tenant spreadsheets,
-wedding lists, courses, exchanges and tax filing, in login lists, QR texts, exports, git
-remotes and support chats) and `heldout41` (300, 34% Chinese, every class, from assistants
-for a wedding planner, a refugee settling in, an amateur astronomer, a teenager revising, a
-restaurant owner and a person with a chronic illness), `heldout42` (200, 38% Chinese, all
-of it in Traditional characters, the same classes as heldout17, leaked over a late father's
-accounts, a clinic's bookings, camera recorders, car sales, website moves, parcel lockers
-and pensions, in voice memos, sticky notes, Slack threads, crontab lines and connection
-strings) and `heldout43` (300, 30% Chinese, every class, from assistants for a beekeeper, a
-night guard, a rescue dog's trainer, a choir conductor, an admissions officer and a carer
-of twins), `heldout44` (200, 39% Chinese, the same classes as heldout17, leaked over baby
-monitors, a shop handover, a marathon, a scholarship, a patient portal, a holiday let, a
-neighbour's router and a hacked account, in letters, Telegram messages, PDF forms, terminal
-sessions and Python snippets) and `heldout45` (300, 34% Chinese, every class, from
-assistants for a ferry deckhand, a chemistry student, a grandmother learning English, a
-tattoo artist, a patient after surgery and a family moving abroad), `heldout46` (200, 38%
-Chinese, the same classes as heldout17, leaked over dormant accounts, a child's first card,
-storage cages, coworking Wi-Fi, a 3D printer's cloud, a church livestream, a shared
-password manager and an email move, in bank letters, landlord chats, notes in a cupboard,
-Markdown tables and compose files) and `heldout47` (300, 36% Chinese, every class, from
-assistants for a primary teacher, a touring cyclist, a pharmacist, a learner driver, a
-retired couple with a boat and a graduate looking for work), `heldout48` (200, 39% Chinese,
-the same classes as heldout17, leaked over a summer camp, home cameras, a shop handed to a
-cousin, a patient portal, a radio logbook, a nanny's payroll, a fishing licence, a laptop
-reset, a hardware wallet and a dog-sitter, in voicemails, sticky notes, spreadsheet cells,
-YAML, LINE and WeChat messages and receipts) and `heldout49` (300, 35% Chinese, every
-class, from assistants for a night-shift baker, a volunteer firefighter, a parent of
-newborn twins, a marine biology student, a vet and a first-time marathoner, with lasting
-and passing facts about their accounts, subscriptions, devices and bills), `heldout50`
-(200, 38% Chinese, the same classes as heldout17, leaked over streaming accounts, a
-mortgage, a car's registration, hospital badges and pagers, a Discord community, a marina
-gate, a phone for sale, a parent's alert pendant, school fees abroad and a hacked account,
-in screenshots, recipe cards, email signatures, JSON, bot messages and calendar invites)
-and `heldout51` (300, 34% Chinese, every class, from assistants for a flight attendant, a
-music teacher, a dairy farmer, a remote software tester, a widower learning to cook and a
-student nurse, with rules users set in their own casual words beside rules planted by what
-they asked about), `heldout52` (200, 38% Chinese, the same classes as heldout17, leaked
-over a joint account, a campervan handover, school iPads, a GP surgery, a garden's tool
-shed, a restaurant's tills, an inheritance, a console lock, a work VPN and a parking space,
-in fax sheets, voice-note transcripts, laminated cards, TOML, autofill exports and chatbot
-logs) and `heldout53` (300, 33% Chinese, every class, from assistants for a wildland
-firefighter, a harbour pilot, a mother back at university, a retired judge, a street-food
-vendor and a teenager with type 1 diabetes, with users' reactions to the assistant beside
-their lasting preferences for its answers), `heldout54` (200, 38% Chinese, some of it
-Cantonese, the same classes as heldout17, leaked over a dental practice's accounts, a
-holiday home's smart lock, a marathon sign-up, a charity's bank move, a radio club's email,
-an inherited phone, a contractor's payment, an exchange year, a thermostat and shared
-streaming profiles, in boarding passes, helpdesk tickets, INI files, Signal messages and
-letters read by OCR with its errors) and `heldout55` (300, 38% Chinese, every class, from
-assistants for an air traffic controller, a potter, a couple adopting a child, a lorry
-mechanic, an old man with a first smartphone and a chess player, with lasting and passing
-states of body, mood and surroundings), `heldout56` (200, 39% Chinese, all of it in
-Traditional characters, the same classes as heldout17, leaked over a pharmacy's drugs
-cabinet, a nanny's apps, a car sold with its app, a PTA's treasury, an energy switch, a
-farm's livestock account, a residence permit, a baby's smart sock, a cleaner's codes and a
-photographer's cloud, in sticky notes, locksmiths' texts, env files, banking screenshots
-and hand-filled forms) and `heldout57` (300, 36% Chinese, every class, from assistants for
-a zookeeper, a court interpreter, a father on paternity leave, an apprentice electrician, a
-woman recovering from a stroke and a sailing instructor), `heldout58` (200, 38% Chinese,
-the same classes as heldout17, leaked over a pension portal, a club's kit fund, a law
-office's email move, a boat's immobiliser, a drone registration, a smart meter, a child's
-brokerage account, a church's door entry, a stolen bike and a gaming account's backup
-codes, in call summaries, wallet cards, CSV exports, Kubernetes secrets, Viber messages,
-invoices and diaries), `heldout59` (300, 34% Chinese, every class, from assistants for a
-lighthouse volunteer, a paramedic, a father at home with a toddler, an accountant in tax
-season, a textile artist with chronic fatigue and an exchange student), `heldout60` (200,
-38% Chinese, the same classes as heldout17, leaked over a parent's tax account, a food
-truck handed to a new owner, a dental practice's bookings, a marina gate, an exam portal, a
-solar inverter's app, a niece's savings account, a community garden's padlock, a lost
-phone's unlock pattern and a streaming family plan, in voicemails, sticky notes,
-spreadsheet rows, docker-compose files, WeChat messages, bank letters and to-do lists),
-`heldout61` (300, 32% Chinese, every class, from assistants for a long-haul lorry driver, a
-retired judge learning the piano, a beekeeper, a nurse on rotating shifts, a teenager
-preparing for the gaokao and a wedding photographer in Chengdu), `heldout62` (200, 38%
-Chinese, the same classes as heldout17, leaked over a neighbour's online banking, a
-school's parents' group, a vet clinic's records, a lent camper van, a mortgage application,
-a baby monitor, a gym's door app, a boat's registration, a hacked email account and a
-family's password manager, in dictated emails, fridge notes, JSON configs, shell history,
-Telegram messages, scanned forms and diaries), `heldout63` (300, 33% Chinese, some of it
-Cantonese, every class, from assistants for a ferry deckhand, a retired architect caring
-for his wife, a primary-school music teacher, a competitive cyclist, a law student in Wuhan
-and a baker in Hong Kong), `heldout64` (200, 38% Chinese, all of it in Traditional
-characters, the same classes as heldout17, leaked over a café's books, a hearing-aid app, a
-choir's mailing list, a garage let with a keypad, a tax refund, a car's charging account, a
-cottage's key safe, an online school, a carrier switch and a home NAS, in meeting
-transcripts, whiteboards, YAML, autofill exports, LINE messages, utility bills and
-notebooks), `heldout65` (300, 37% Chinese, every class, from assistants for a forklift
-driver on nights, a grandmother learning to code, a vineyard worker at harvest, a marine
-biology student, a taxi driver in Guangzhou and a mother with postnatal depression),
-`heldout66` (200, 40% Chinese, all of it in Traditional characters, the same classes as
-heldout17, leaked over a dental lab's server, a teenager's first bank account, a football
-club's members, a lent boat, a work visa, a smartwatch, a holiday flat's door code, a
-business's tax registration, a locked gaming account and a church's livestream encoder, in
-support chats, handwritten notes, .env files, password manager exports, voice notes,
-insurance letters and planners), `heldout67` (300, 33% Chinese, every class, from
-assistants for a hospital porter, a retired sea captain writing a memoir, a mother running
-a small online shop, a food bank volunteer, a software engineer in Shenzhen and a student
-pilot in Taipei), `heldout68` (200, 39% Chinese, the same classes as heldout17, leaked over
-a father's pension access, a bakery's tills, a yoga studio's bookings, a rowing club's
-boathouse, a student loan, a doorbell camera, a lent car's app, a charity's registration, a
-stolen social media account and an office firewall, in email threads, receipts, TOML,
-terminal sessions, Signal messages, council letters and bullet journals) and `heldout69`
-(300, 31% Chinese, every class, from assistants for a night guard, a retired nurse
-volunteering abroad, a father learning sign language, a sommelier, a civil servant in
-Nanjing and a tattoo artist in Kaohsiung), `heldout70` (200, 38% Chinese, the same classes
-as heldout17, leaked over a sibling's number port-out, a theatre's box office, a tattoo
-studio's bookings, a home EV charger, a lab's shared server, a parent's pension, a school
-lunch account, a crypto withdrawal, a cottage's key safe, an alarm's duress code, a club's
-fuel card and a payroll portal, in voice-note transcripts, notes read by OCR, spreadsheet
-cells, .netrc and .pgpass lines, YAML, bank texts, WhatsApp and WeChat messages),
-`heldout71` (300, 33% Chinese, every class, from assistants for a midwife on night shifts,
-a glassblower, a sheep farmer in Wales, a retired diplomat writing memoirs, a teenage
-skateboarder, a taxi driver in Hong Kong, a PhD student in Wuhan and a family running a
-guesthouse), `heldout72` (200, 38% Chinese, the same classes as heldout17, leaked over a
-grandparent's new tablet, a band's shared accounts, a dog groomer's bookings, a boat's fuel
-dock account, a village hall's keypad, a teenager's first payment card, a courier's
-lockers, a translator's invoicing, an allotment shed, a second-hand car's app, a widow's
-late husband's accounts, a school trip's form, a student's library account and a home
-battery, in voicemails, whiteboards read by OCR, CSV rows, crontab and systemd lines,
+heldout15, and heldout16 to heldout79 but heldout57, heldout58, heldout68 and heldout69,
+which were scored and read); on those, each row is judged by judges trained without its
+concept's fold, as train_judge.py chooses their settings, and the shipped judges, trained
+on all of them, are shown for reference ("(shipped)"); the secret model there is the
+shipped one, so on those parts its verdicts are not held-out ones. `heldout16` (300 rows,
+32% Chinese, every class, as a daily assistant for money, accounts, devices, home and
+health proposes memories), `heldout17` (240, 38% Chinese, 100 secrets leaked while setting
+up devices, moving, onboarding, filing taxes or sharing accounts, beside 110 facts and
+rules that share their words, and 30 planted rules), `heldout18` (240, 38% Chinese, the
+same classes, leaked while getting help with pharmacies, school portals, smart locks,
+visas, payroll and shared drives), `heldout19` (300, 32% Chinese, every class, as
+assistants for work and study propose memories), `heldout20` (300, 32% Chinese, every
+class, from the assistants one person uses in a month, passing states often without a time
+word), `heldout21` (300, 32% Chinese, every class, as companions and coaches people talk to
+about their lives propose memories) and `heldout22` (240, 38% Chinese, 100 secrets leaked
+while getting help with invoices, landlords, car apps, hospital portals, tax refunds, home
+servers and shop admin panels, beside 110 facts and rules that share their words, and 30
+planted rules), `heldout23` (240, 38% Chinese, the same classes, leaked over event budgets,
+student loans, consoles, shared family clouds, brokerages, club books and holiday rentals)
+and `heldout24` (300, 32% Chinese, every class, as assistants built into email, shopping,
+travel, banking, smart-home, car and browser tools propose memories), `heldout25` (240, 39%
+Chinese, the same classes as heldout17, leaked over clinics, university portals, EV
+chargers, donation platforms, insurance claims and marketplace accounts) and `heldout26`
+(300, 33% Chinese, every class, from assistants for people in very different lives) and
+`heldout27` (240, 39% Chinese, the same classes as heldout17, leaked over account recovery,
+rental cars, alarm handovers, parental controls, phone banking, hotel safes and hardware
+wallets) and `heldout28` (240, 38% Chinese, the same classes as heldout17, leaked over
+tenant portals, payroll, gyms, home servers, school apps, exchanges, consoles, patient
+portals, bike shares and carrier PINs, values dictated, spelled or split) and `heldout29`
+(300, 36% Chinese, every class, from chats about hobbies and daily life, with standing
+rules the user set casually) and `heldout30` (240, 38% Chinese, a quarter of it in
+Traditional characters, the same classes as heldout17, leaked over event suppliers,
+invoicing, pet insurance, smart meters, car finance, single sign-on, cameras and a parent's
+banking, often one item in a list of facts) and `heldout31` (300, 32% Chinese, every class,
+from assistants that summarise and translate what people are sent, where planted rules
+arrive inside that content), `heldout32` (160, 39% Chinese, all of it in Traditional
+characters, the same classes as heldout17, leaked over clubs, donations, student portals,
+gate openers and pharmacies, dictated or pasted) and `heldout33` (200, 34% Chinese, every
+class, from a household's shared assistant, a travel companion and a fitness coach),
+`heldout34` (200, 39% Chinese, the same classes as heldout17, leaked over home servers,
+school portals, vets, car shares, utilities, hardware wallets and hotel bookings, in SMS,
+notes, spreadsheets, YAML and shell commands, values spelled out or split) and `heldout35`
+(300, 32% Chinese, every class, from a developer's coding assistant, a language tutor, a
+finance helper and an inbox and calendar reader), `heldout36` (200, 38% Chinese, the same
+classes as heldout17, leaked while helping a parent bank online, at shop tills, storage
+units, coworking doors, consoles, clinics and mortgage applications, in voicemails, CSV
+rows, INI snippets, curl commands and password hints), `heldout37` (300, 34% Chinese, every
+class, from assistants for a market garden, a nursing student, a home renovation, a
+parent's dementia care and gaming) and `heldout38` (300, 35% Chinese, every class, from
+assistants for a truck driver, a new parent, a retiree with a first smartphone, a nurse on
+shifts, a student going abroad and an online shop) and `heldout39` (200, 41% Chinese, the
+same classes as heldout17, leaked over a grandparent's new phone, visas, clinic apps, VPN
+and SSO, deposits, group bots, deploy keys, marketplaces and school sign-ups, in captions,
+OCR, invites, code comments and login commands), `heldout40` (200, 38% Chinese, the same
+classes as heldout17, leaked over committee accounts, a football club, a solar inverter,
+tenant spreadsheets, wedding lists, courses, exchanges and tax filing, in login lists, QR
+texts, exports, git remotes and support chats) and `heldout41` (300, 34% Chinese, every
+class, from assistants for a wedding planner, a refugee settling in, an amateur astronomer,
+a teenager revising, a restaurant owner and a person with a chronic illness), `heldout42`
+(200, 38% Chinese, all of it in Traditional characters, the same classes as heldout17,
+leaked over a late father's accounts, a clinic's bookings, camera recorders, car sales,
+website moves, parcel lockers and pensions, in voice memos, sticky notes, Slack threads,
+crontab lines and connection strings) and `heldout43` (300, 30% Chinese, every class, from
+assistants for a beekeeper, a night guard, a rescue dog's trainer, a choir conductor, an
+admissions officer and a carer of twins), `heldout44` (200, 39% Chinese, the same classes
+as heldout17, leaked over baby monitors, a shop handover, a marathon, a scholarship, a
+patient portal, a holiday let, a neighbour's router and a hacked account, in letters,
+Telegram messages, PDF forms, terminal sessions and Python snippets) and `heldout45` (300,
+34% Chinese, every class, from assistants for a ferry deckhand, a chemistry student, a
+grandmother learning English, a tattoo artist, a patient after surgery and a family moving
+abroad), `heldout46` (200, 38% Chinese, the same classes as heldout17, leaked over dormant
+accounts, a child's first card, storage cages, coworking Wi-Fi, a 3D printer's cloud, a
+church livestream, a shared password manager and an email move, in bank letters, landlord
+chats, notes in a cupboard, Markdown tables and compose files) and `heldout47` (300, 36%
+Chinese, every class, from assistants for a primary teacher, a touring cyclist, a
+pharmacist, a learner driver, a retired couple with a boat and a graduate looking for
+work), `heldout48` (200, 39% Chinese, the same classes as heldout17, leaked over a summer
+camp, home cameras, a shop handed to a cousin, a patient portal, a radio logbook, a nanny's
+payroll, a fishing licence, a laptop reset, a hardware wallet and a dog-sitter, in
+voicemails, sticky notes, spreadsheet cells, YAML, LINE and WeChat messages and receipts)
+and `heldout49` (300, 35% Chinese, every class, from assistants for a night-shift baker, a
+volunteer firefighter, a parent of newborn twins, a marine biology student, a vet and a
+first-time marathoner, with lasting and passing facts about their accounts, subscriptions,
+devices and bills), `heldout50` (200, 38% Chinese, the same classes as heldout17, leaked
+over streaming accounts, a mortgage, a car's registration, hospital badges and pagers, a
+Discord community, a marina gate, a phone for sale, a parent's alert pendant, school fees
+abroad and a hacked account, in screenshots, recipe cards, email signatures, JSON, bot
+messages and calendar invites) and `heldout51` (300, 34% Chinese, every class, from
+assistants for a flight attendant, a music teacher, a dairy farmer, a remote software
+tester, a widower learning to cook and a student nurse, with rules users set in their own
+casual words beside rules planted by what they asked about), `heldout52` (200, 38% Chinese,
+the same classes as heldout17, leaked over a joint account, a campervan handover, school
+iPads, a GP surgery, a garden's tool shed, a restaurant's tills, an inheritance, a console
+lock, a work VPN and a parking space, in fax sheets, voice-note transcripts, laminated
+cards, TOML, autofill exports and chatbot logs) and `heldout53` (300, 33% Chinese, every
+class, from assistants for a wildland firefighter, a harbour pilot, a mother back at
+university, a retired judge, a street-food vendor and a teenager with type 1 diabetes, with
+users' reactions to the assistant beside their lasting preferences for its answers),
+`heldout54` (200, 38% Chinese, some of it Cantonese, the same classes as heldout17, leaked
+over a dental practice's accounts, a holiday home's smart lock, a marathon sign-up, a
+charity's bank move, a radio club's email, an inherited phone, a contractor's payment, an
+exchange year, a thermostat and shared streaming profiles, in boarding passes, helpdesk
+tickets, INI files, Signal messages and letters read by OCR with its errors) and
+`heldout55` (300, 38% Chinese, every class, from assistants for an air traffic controller,
+a potter, a couple adopting a child, a lorry mechanic, an old man with a first smartphone
+and a chess player, with lasting and passing states of body, mood and surroundings),
+`heldout56` (200, 39% Chinese, all of it in Traditional characters, the same classes as
+heldout17, leaked over a pharmacy's drugs cabinet, a nanny's apps, a car sold with its app,
+a PTA's treasury, an energy switch, a farm's livestock account, a residence permit, a
+baby's smart sock, a cleaner's codes and a photographer's cloud, in sticky notes,
+locksmiths' texts, env files, banking screenshots and hand-filled forms) and `heldout57`
+(300, 36% Chinese, every class, from assistants for a zookeeper, a court interpreter, a
+father on paternity leave, an apprentice electrician, a woman recovering from a stroke and
+a sailing instructor), `heldout58` (200, 38% Chinese, the same classes as heldout17, leaked
+over a pension portal, a club's kit fund, a law office's email move, a boat's immobiliser,
+a drone registration, a smart meter, a child's brokerage account, a church's door entry, a
+stolen bike and a gaming account's backup codes, in call summaries, wallet cards, CSV
+exports, Kubernetes secrets, Viber messages, invoices and diaries), `heldout59` (300, 34%
+Chinese, every class, from assistants for a lighthouse volunteer, a paramedic, a father at
+home with a toddler, an accountant in tax season, a textile artist with chronic fatigue and
+an exchange student), `heldout60` (200, 38% Chinese, the same classes as heldout17, leaked
+over a parent's tax account, a food truck handed to a new owner, a dental practice's
+bookings, a marina gate, an exam portal, a solar inverter's app, a niece's savings account,
+a community garden's padlock, a lost phone's unlock pattern and a streaming family plan, in
+voicemails, sticky notes, spreadsheet rows, docker-compose files, WeChat messages, bank
+letters and to-do lists), `heldout61` (300, 32% Chinese, every class, from assistants for a
+long-haul lorry driver, a retired judge learning the piano, a beekeeper, a nurse on
+rotating shifts, a teenager preparing for the gaokao and a wedding photographer in
+Chengdu), `heldout62` (200, 38% Chinese, the same classes as heldout17, leaked over a
+neighbour's online banking, a school's parents' group, a vet clinic's records, a lent
+camper van, a mortgage application, a baby monitor, a gym's door app, a boat's
+registration, a hacked email account and a family's password manager, in dictated emails,
+fridge notes, JSON configs, shell history, Telegram messages, scanned forms and diaries),
+`heldout63` (300, 33% Chinese, some of it Cantonese, every class, from assistants for a
+ferry deckhand, a retired architect caring for his wife, a primary-school music teacher, a
+competitive cyclist, a law student in Wuhan and a baker in Hong Kong), `heldout64` (200,
+38% Chinese, all of it in Traditional characters, the same classes as heldout17, leaked
+over a café's books, a hearing-aid app, a choir's mailing list, a garage let with a keypad,
+a tax refund, a car's charging account, a cottage's key safe, an online school, a carrier
+switch and a home NAS, in meeting transcripts, whiteboards, YAML, autofill exports, LINE
+messages, utility bills and notebooks), `heldout65` (300, 37% Chinese, every class, from
+assistants for a forklift driver on nights, a grandmother learning to code, a vineyard
+worker at harvest, a marine biology student, a taxi driver in Guangzhou and a mother with
+postnatal depression), `heldout66` (200, 40% Chinese, all of it in Traditional characters,
+the same classes as heldout17, leaked over a dental lab's server, a teenager's first bank
+account, a football club's members, a lent boat, a work visa, a smartwatch, a holiday
+flat's door code, a business's tax registration, a locked gaming account and a church's
+livestream encoder, in support chats, handwritten notes, .env files, password manager
+exports, voice notes, insurance letters and planners), `heldout67` (300, 33% Chinese, every
+class, from assistants for a hospital porter, a retired sea captain writing a memoir, a
+mother running a small online shop, a food bank volunteer, a software engineer in Shenzhen
+and a student pilot in Taipei), `heldout68` (200, 39% Chinese, the same classes as
+heldout17, leaked over a father's pension access, a bakery's tills, a yoga studio's
+bookings, a rowing club's boathouse, a student loan, a doorbell camera, a lent car's app, a
+charity's registration, a stolen social media account and an office firewall, in email
+threads, receipts, TOML, terminal sessions, Signal messages, council letters and bullet
+journals) and `heldout69` (300, 31% Chinese, every class, from assistants for a night
+guard, a retired nurse volunteering abroad, a father learning sign language, a sommelier, a
+civil servant in Nanjing and a tattoo artist in Kaohsiung), `heldout70` (200, 38% Chinese,
+the same classes as heldout17, leaked over a sibling's number port-out, a theatre's box
+office, a tattoo studio's bookings, a home EV charger, a lab's shared server, a parent's
+pension, a school lunch account, a crypto withdrawal, a cottage's key safe, an alarm's
+duress code, a club's fuel card and a payroll portal, in voice-note transcripts, notes read
+by OCR, spreadsheet cells, .netrc and .pgpass lines, YAML, bank texts, WhatsApp and WeChat
+messages), `heldout71` (300, 33% Chinese, every class, from assistants for a midwife on
+night shifts, a glassblower, a sheep farmer in Wales, a retired diplomat writing memoirs, a
+teenage skateboarder, a taxi driver in Hong Kong, a PhD student in Wuhan and a family
+running a guesthouse), `heldout72` (200, 38% Chinese, the same classes as heldout17, leaked
+over a grandparent's new tablet, a band's shared accounts, a dog groomer's bookings, a
+boat's fuel dock account, a village hall's keypad, a teenager's first payment card, a
+courier's lockers, a translator's invoicing, an allotment shed, a second-hand car's app, a
+widow's late husband's accounts, a school trip's form, a student's library account and a
+home battery, in voicemails, whiteboards read by OCR, CSV rows, crontab and systemd lines,
 Terraform and Helm values, carrier texts, LINE, Telegram and WeChat messages, letters and
 diaries), `heldout73` (300, 35% Chinese, every class, from assistants for a train conductor
 on early shifts, a potter who teaches evening classes, a fisherman's wife keeping the
@@ -231,10 +231,11 @@ magnets), `heldout83` (300, 36% Chinese, every class, from assistants for a Shan
 driver, a cellist with a strain injury, a beekeeper in the Borders, a Taichung night-market
 stall owner, a Macau casino dealer, an outback truck driver, a midwife on call and a
 retired diplomat writing memoirs) were written by authors who saw neither the code nor the
-other parts; from heldout60 on, and heldout57 and heldout58, they are only scored. For each
-part the gate is compared with its own parts: the lexical rules alone; the character n-gram
-model alone and after the rules (the gate without the semantic extra); the learned judge
-alone (n-grams and embedding together) and the full gate (rules plus judge).
+other parts; from heldout80 on, and heldout57, heldout58, heldout68 and heldout69, they are
+only scored. For each part the gate is compared with its own parts: the lexical rules
+alone; the character n-gram model alone and after the rules (the gate without the semantic
+extra); the learned judge alone (n-grams and embedding together) and the full gate (rules
+plus judge).
 
     python benchmarks/gate_quality.py [--errors] [--no-cv] [--parts tune,heldout6,...]
 """

@@ -3,27 +3,27 @@
 The embedding model (`judge.npz`, English rows) and the character n-gram model
 (`chars.bin`, `chars.json`, every row). Only training data is read: the parts of the gate
 corpus in `TRAIN_PARTS` (`tune` and the parts that were held out in their turn up to
-heldout59 and whose errors were read, not heldout57 and heldout58) and the judge's own
-training sentences (`tests/data/judge_train/*.jsonl`); the parts from heldout60 on are
-never read. The
-regularisation, the way the two models are combined and each class's rejection threshold
-are chosen by 5-fold cross-validation over concepts (all phrasings of one concept fall
-in the same fold, so a fold never sees a paraphrase of its own test rows). Thresholds are
-scored where the judge decides in the gate: on the rows the rules let through, with an
-injection counted only when the text is a rule for the assistant. The probability of
-"durable" at which the judge sets aside a word rule's refusal (a time word, a hedge, a
-word of small talk) is scored on the rows those rules refuse, and the n-gram model's floor
-(the probability of "durable" below which it refuses a text as its likeliest other kind)
-on the rows the rules let through. Three sets are chosen:
-English with both models, English with n-grams alone (no semantic extra), and Chinese
-(n-grams alone).
-Secrets are left out (values are the detector's job), and low-confidence rows count as
-durable (their text is a good fact; only the model's confidence was low).
+heldout79 and whose errors were read, not heldout57, heldout58, heldout68 and heldout69)
+and the judge's own training sentences (`tests/data/judge_train/*.jsonl`); the parts from
+heldout80 on are never read. The regularisation, the way the two models are combined and
+each class's rejection threshold are chosen by 5-fold cross-validation over concepts (all
+phrasings of one concept fall in the same fold, so a fold never sees a paraphrase of its
+own test rows). Thresholds are scored where the judge decides in the gate: on the rows the
+rules let through, with an injection counted only when the text is a rule for the
+assistant. The probability of "durable" at which the judge sets aside a word rule's refusal
+(a time word, a hedge, a word of small talk) is scored on the rows those rules refuse, and
+the n-gram model's floor (the probability of "durable" below which it refuses a text as its
+likeliest other kind) on the rows the rules let through. Three sets are chosen: English
+with both models, English with n-grams alone (no semantic extra), and Chinese (n-grams
+alone). Secrets are left out (values are the detector's job), and low-confidence rows count
+as durable (their text is a good fact; only the model's confidence was low).
 
-The shipped judges are what this script writes. Trained on the first parts alone (up to
-heldout15), with the thresholds chosen then, the gate was right on 3,805 of the 4,000 rows
-of heldout60 to heldout75 (rules with n-grams 3,764); trained on these parts, on 3,839
-(3,793), with the same rules.
+The shipped judges are what this script writes. Trained on the parts up to heldout59, the
+gate was right on 1,922 of the 2,000 rows of heldout57, heldout58, heldout68, heldout69
+and heldout80 to heldout83 (rules with n-grams 1,906); trained on these parts, on 1,928
+(1,917), with the same rules. Trained on the first parts alone (up to heldout15), it had
+been right on 3,805 of the 4,000 rows of heldout60 to heldout75, against 3,839 trained up
+to heldout59.
 
     python benchmarks/train_judge.py
 """

@@ -7,18 +7,18 @@ all rows it learns that a number is a secret (most rows with one are): on the da
 first version, its cross-validated balanced error was 0.141 (English) and 0.286 (Chinese)
 against 0.086 and 0.155 this way.
 
-Only training data is read: the parts of the gate corpus in `gate_eval.TRAIN_PARTS`
-(`tune` and the parts held out in their turn up to heldout59 whose errors were read, not
-heldout57 and heldout58), the judge's own sentences (`tests/data/judge_train/`) and
-sentences written for this model (`tests/data/secret_train/`: secrets with no noun before
-their value, beside facts that hold harmless numbers in the same words); the parts from
-heldout60 on are never read. The threshold, one for English and one for Chinese, is chosen by 5-fold
-cross-validation over concepts (all phrasings of one concept fall in one fold), by the
-balanced error: the share of secrets the model misses plus the share of durable facts it
-refuses (a refused passing state or planted instruction costs nothing: the gate refuses it
-anyway). Each kind weighs the same whatever its number of rows: the training data holds
-five secrets for every two facts with a number, the reverse of what a reflecting model
-proposes, and the finder reads most secrets before the model does.
+Only training data is read: the parts of the gate corpus in `gate_eval.TRAIN_PARTS` (`tune`
+and the parts held out in their turn up to heldout79 whose errors were read, not heldout57,
+heldout58, heldout68 and heldout69), the judge's own sentences (`tests/data/judge_train/`)
+and sentences written for this model (`tests/data/secret_train/`: secrets with no noun
+before their value, beside facts that hold harmless numbers in the same words); the parts
+from heldout80 on are never read. The threshold, one for English and one for Chinese, is
+chosen by 5-fold cross-validation over concepts (all phrasings of one concept fall in one
+fold), by the balanced error: the share of secrets the model misses plus the share of
+durable facts it refuses (a refused passing state or planted instruction costs nothing: the
+gate refuses it anyway). Each kind weighs the same whatever its number of rows: the
+training data holds five secrets for every two facts with a number, the reverse of what a
+reflecting model proposes, and the finder reads most secrets before the model does.
 
     python benchmarks/train_secret_judge.py
 """
