@@ -2598,14 +2598,21 @@ def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
 # word for the lock.
 _TURN_AFTER = re.compile(
     r"(?<![\d.])(\d{1,2}|[零一二三四五六七八九十]{1,3})\s*(?:to the\s+)?"
-    r"(?:(?P<right>right|r|clockwise|右转?|顺时针)|(?P<left>left|l|(?:counter-?|anti-?)clockwise"
+    r"(?:(?P<right>right|clockwise|右转?|顺时针)|(?P<left>left|(?:counter-?|anti-?)clockwise"
     r"|左转?|逆时针))(?![a-z])",
     re.IGNORECASE,
 )
 
 
+_RIGHT_WORDS = ("right", "clockwise", "右", "顺时针")
+_LEFT_WORDS = ("left", "clockwise", "左", "逆时针")
+
+
 def _turns_told_after(text: str) -> Iterator[Finding]:
     """Three or more alternating turns told number first."""
+    lowered = text.lower()
+    if not any(w in lowered for w in _RIGHT_WORDS) or not any(w in lowered for w in _LEFT_WORDS):
+        return  # turns that alternate name both directions
     run: list[re.Match[str]] = []
     for m in _TURN_AFTER.finditer(text):
         if run and (m.start() - run[-1].end() > _TURN_GAP or m.lastgroup == run[-1].lastgroup):
@@ -2653,6 +2660,7 @@ _SET_TO = re.compile(
     r"(?:the|her|his|their) \w+)\s+to\b[^.;!?\n\d]{0,24}?)"
     r"(?<![A-Za-z0-9_.,:/#+-])(?P<value>\d{4,8}|\d(?:[ -]\d){3,7})(?![A-Za-z0-9_%:/]|[.,]\d)"
 )
+_SET_VERB = re.compile(r"设|都用|用的都是|改成|换成|\b(?:set|changed|reset|switched)\b")
 # What may follow a value that stands alone: the clause ends, or a word that is not its noun
 # ("the 2145 bus", "5000 mAh", "2019 款").
 _ENDS_VALUE = re.compile(
@@ -2672,11 +2680,18 @@ _NOT_SET_CODE = re.compile(
 
 def _set_to_codes(text: str) -> Iterator[Finding]:
     """A number things were set to, or all use."""
-    if _DIGIT.search(text) is None or _NOT_SET_CODE.search(text.lower()):
+    if _DIGIT.search(text) is None:
         return
-    for m in _SET_TO.finditer(text):
+    # Read only where a verb of setting starts: a long text is not scanned whole.
+    for verb in _SET_VERB.finditer(text):
+        m = _SET_TO.match(text, verb.start())
+        if m is None:
+            continue
         if _RELABELLED.search(text, max(0, m.start() - 8), m.start()):
             continue  # "门牌号改成了一三零六": the house was renumbered
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if _NOT_SET_CODE.search(text[max(line_start, m.start() - 40) : m.end()].lower()):
+            continue  # "把闹钟设成 0630"
         if _ENDS_VALUE.match(text, m.end("value")) and not _counted(text, m.end("value")):
             yield Finding("code things are set to", *m.span("value"))
 
@@ -2789,8 +2804,13 @@ _OPENED_WITH_QUOTED = re.compile(
 )
 
 
+_WITH_QUOTE = re.compile(r"\b(?:with|using)\s+[\"'‘“]", re.IGNORECASE)
+
+
 def _opened_with_quoted(text: str) -> Iterator[Finding]:
     """A quoted token something is unlocked or logged in with."""
+    if _WITH_QUOTE.search(text) is None:
+        return  # far quicker to look for than the verbs before it
     for m in _OPENED_WITH_QUOTED.finditer(text):
         value = m.group("value")
         if any(ch.isdigit() for ch in value) or len(re.findall(r"[-_.+]", value)) >= 2:
@@ -2834,7 +2854,8 @@ _OPENED = re.compile(
     r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?|doors?|"
     r"gates?|barriers?|shutters?|unlock\w*|alarms?|disarm\w*|combination)\b"
     r"|(?<!连)锁|(?<![厦澳江荆天玉石龙金专部热入出上佛名窍法])门(?![牌诊店口号票])|柜(?![台员])|卷帘|卷闸"
-    r"|道闸|闸门|就开|撤防|布防|密码箱|保险箱"
+    r"|道闸|闸门|就开|撤防|布防|密码箱|保险箱",
+    re.IGNORECASE,
 )
 _STANDING_CODE = re.compile(
     r"(?<![A-Za-z0-9_.,:/#+-])(?<!\d )(?:\d{4,8}|\d(?:[ 、,，-]\d){3,7})(?![A-Za-z0-9_%:/]|[.,]\d)"
@@ -2851,18 +2872,34 @@ _PLACE_NUMBER = re.compile(
 )
 
 
+_LOCK_REACH = 80  # characters between a lock's word and its code, on one line
+
+
 def _lock_codes(text: str) -> Iterator[Finding]:
-    """Codes standing alone in a text that names what they open."""
-    if _DIGIT.search(text) is None or _OPENED.search(text.lower()) is None:
+    """Codes standing alone near a word for what they open, on its line."""
+    if _DIGIT.search(text) is None:
         return
+    # Each number is looked at where it stands: a long text is not scanned whole for the
+    # words for locks.
     for m in _STANDING_CODE.finditer(text):
-        digits = re.sub(r"\D", "", m.group())
-        if len(digits) == 4 and 1900 <= int(digits) <= 2099:
-            continue  # a year
-        before = text[max(0, m.start() - 20) : m.start()]
-        if _counted(text, m.end()) or _APPROXIMATE.search(before) or _PLACE_NUMBER.search(before):
-            continue
-        yield Finding("lock code", *m.span())
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        lo = max(line_start, m.start() - _LOCK_REACH)
+        hi = min(len(text) if line_end < 0 else line_end, m.end() + _LOCK_REACH)
+        if _OPENED.search(text, lo, hi):
+            yield from _lock_code(text, m)
+
+
+def _lock_code(text: str, m: re.Match[str]) -> Iterator[Finding]:
+    """`m`, a number near a word for a lock, unless it is a year, a count, an approximate
+    number or a place's number."""
+    digits = re.sub(r"\D", "", m.group())
+    if len(digits) == 4 and 1900 <= int(digits) <= 2099:
+        return  # a year
+    before = text[max(0, m.start() - 20) : m.start()]
+    if _counted(text, m.end()) or _APPROXIMATE.search(before) or _PLACE_NUMBER.search(before):
+        return
+    yield Finding("lock code", *m.span())
 
 
 # An app password as Google and others print it: four groups of four lower-case letters

@@ -1109,6 +1109,15 @@ def test_numbers_beside_a_lock_that_open_nothing_are_not_lock_codes(text: str) -
     assert list(credentials._lock_codes(text)) == []
 
 
+def test_a_word_for_a_lock_on_another_line_makes_no_number_a_code() -> None:
+    """In a listing each memory is its own line: a door in one says nothing of the number
+    in the next."""
+    one_line = "User's front door is blue; her allotment is plot 2145."
+    assert list(credentials._lock_codes(one_line)) != []
+    listing = "mem_0001  User's front door is blue.\nmem_0002  Her allotment is plot 2145."
+    assert list(credentials._lock_codes(listing)) == []
+
+
 # Numbers told with a length that are not codes, or not of that length.
 @pytest.mark.parametrize(
     "text",
