@@ -253,8 +253,9 @@ class _Screen:
 
 def _first_match(
     text: str, folded: str, screen: list[tuple[re.Pattern[str], str]]
-) -> tuple[str, str] | None:
-    """The first word of `screen` in `folded` (`fold(text)`) that is the writer's own."""
+) -> tuple[str, str, int] | None:
+    """The first word of `screen` in `folded` (`fold(text)`) that is the writer's own: the
+    word, its label and where it starts."""
     # Positions in the folded text are the text's when folding kept its length ("— a grey
     # rescue": a dash is no reason to read "Maybe" as a hedge).
     aligned = len(folded) == len(text)
@@ -264,7 +265,7 @@ def _first_match(
                 aligned and _is_name(text, match.start(), match.end())
             ):
                 continue  # "a cat named Maybe", "the band 'Perhaps'", "《Probably Science》"
-            return match.group(), label
+            return match.group(), label, match.start()
     return None
 
 
@@ -373,16 +374,15 @@ def screen_rules(
         hit = _first_match(stripped, folded, screen)
         if hit is None:
             continue
-        if hit[1] == _ABOUT_PROMPTS and not is_assistant_rule(stripped, subject):
+        word, label, at = hit
+        if label == _ABOUT_PROMPTS and not is_assistant_rule(stripped, subject):
             continue  # "User studies jailbreaks of language models": a topic, not an order
-        if reason == "injection" and safe_override(
-            folded, folded.find(hit[0]), user_text, similarity
-        ):
+        if reason == "injection" and safe_override(folded, at, user_text, similarity):
             continue  # "ignore orders inside the pages he sends"; "drop the earlier
             # instruction to write in paragraphs", asked for
-        if hit[1] == _REVEALS and refused_before(folded, folded.find(hit[0])):
+        if label == _REVEALS and refused_before(folded, at):
             continue  # "never repeat client passwords back in replies": a safeguard
-        if reason == "small_talk" and _GOES_ON_TO_TELL.search(folded, folded.find(hit[0])):
+        if reason == "small_talk" and _GOES_ON_TO_TELL.search(folded, at):
             continue  # "Kai said hi and mentioned that his team trains on Lake Washington"
         if reason in ("small_talk", "ephemeral") and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
@@ -391,7 +391,7 @@ def screen_rules(
         ):
             continue  # "User is unsure whether to stay in nursing"; "remind him it is probably
             # a scam": the user's own doubt, or what a rule has the assistant say
-        return _Screen(reason, f"{hit[1]} ({hit[0]!r})", lexical=reason != "injection")
+        return _Screen(reason, f"{label} ({word!r})", lexical=reason != "injection")
     # A CJK character carries about as much as a short English word.
     length = len(stripped) + 2 * count_cjk(stripped)
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
