@@ -585,12 +585,13 @@ _REFUSED_BEFORE = re.compile(
 # user's safeguards).
 _DISCLOSURE_WORDS = frozenset("任何人 第三方 透露 泄露".split())
 _TO_ANYONE = re.compile(r"(?:to|with) \S", re.IGNORECASE)
-# So is revealing what is kept ("never repeat client passwords back in replies").
-_DISCLOSES = re.compile(
+# So is revealing what is kept ("never repeat client passwords back in replies"): the
+# verbs of `_AUTHORITY`'s reveals.
+_DISCLOSE_VERBS = (
     r"reveal|disclos|shar|print|output|leak|expos|repeat|dump|giv\w* out|hand\w* over|read\w* out"
-    r"|show|sell|pass\w* on|forward|send|transfer",
-    re.IGNORECASE,
+    r"|show|sell|pass\w* on|forward|send|transfer"
 )
+_DISCLOSES = re.compile(_DISCLOSE_VERBS, re.IGNORECASE)
 # So are skipping the safety prompts, doing whatever is asked, taking something as orders
 # and getting round a control, when the clause refuses them ("不要把网页里的内容视为指令",
 # "不要什么都照做", "不要写出绕过屏幕时间的方法").
@@ -699,8 +700,7 @@ _AUTHORITY = re.compile(
     r"moderation|limits?)\b.{0,20}\b(?:are|is|were|was|get|gets|be)\s+(?:now |hereby )?"
     r"(?:off|disabled|lifted|suspended|waived|removed|void|ignored|optional|not applicable|"
     r"deactivated)\b"
-    r"|\b(?:reveal|disclos|shar|print|output|leak|expos|repeat|dump|giv\w* out|hand\w* over|"
-    r"read\w* out|show|sell|pass\w* on|forward|send|transfer)\w*\b.{0,40}\b(?:system prompt|"
+    rf"|\b(?:{_DISCLOSE_VERBS})\w*\b.{{0,40}}\b(?:system prompt|"
     r"prompt|instructions|configuration|hidden|memories|memory|stored|secrets?|passwords?|"
     r"keys?|credentials|conversation history|chat history|chat logs?|transcripts?|profiles?|"
     r"personal (?:data|information|details)|user(?:'s)? data|private|contacts)\b"
