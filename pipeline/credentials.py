@@ -2847,9 +2847,10 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
 
 # A code beside the thing it opens needs no noun: "快递柜 三七五一九二", "for the camp shed
 # you spin it to 4 1 9 6", "车棚那把锁 四、一、九、零". Four to eight digits standing
-# alone, or four to eight single digits spaced apart, in a text that names a lock, a door,
-# a locker or an alarm. Not a year, a number a unit follows, an approximate number, or the
-# tail of a longer number ("021-5555 1818").
+# alone, or four to eight single digits spaced apart, within `_LOCK_REACH` characters of a
+# word for a lock, a door, a locker or an alarm on the same line. Not a year, a number a
+# unit follows, an approximate number, a place's number, or the tail of a longer number
+# ("021-5555 1818").
 _OPENED = re.compile(
     r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?|doors?|"
     r"gates?|barriers?|shutters?|unlock\w*|alarms?|disarm\w*|combination)\b"
@@ -2893,8 +2894,7 @@ def _lock_codes(text: str) -> Iterator[Finding]:
 def _lock_code(text: str, m: re.Match[str]) -> Iterator[Finding]:
     """`m`, a number near a word for a lock, unless it is a year, a count, an approximate
     number or a place's number."""
-    digits = re.sub(r"\D", "", m.group())
-    if len(digits) == 4 and 1900 <= int(digits) <= 2099:
+    if _YEAR.fullmatch(re.sub(r"\D", "", m.group())):
         return  # a year
     before = text[max(0, m.start() - 20) : m.start()]
     if _counted(text, m.end()) or _APPROXIMATE.search(before) or _PLACE_NUMBER.search(before):
