@@ -230,12 +230,23 @@ GitHub Actions lines, wget and ssh commands, texts, chat messages, voicemails an
 magnets), `heldout83` (300, 36% Chinese, every class, from assistants for a Shanghai subway
 driver, a cellist with a strain injury, a beekeeper in the Borders, a Taichung night-market
 stall owner, a Macau casino dealer, an outback truck driver, a midwife on call and a
-retired diplomat writing memoirs) were written by authors who saw neither the code nor the
-other parts; from heldout80 on, and heldout57, heldout58, heldout68 and heldout69, they are
-only scored. For each part the gate is compared with its own parts: the lexical rules
-alone; the character n-gram model alone and after the rules (the gate without the semantic
-extra); the learned judge alone (n-grams and embedding together) and the full gate (rules
-plus judge).
+retired diplomat writing memoirs), `heldout84` (200, 38% Chinese, 80 secrets, a quarter
+with no noun, some told with pauses, in halves or letter by letter, leaked while helping
+with a Chengdu hotpot restaurant's tablets, a community radio's streaming server, a care
+worker's key-safe round, a lab's freezer alarm, a Kaohsiung scooter shop, a family's
+password manager export, a self-storage franchise, a football club's turnstiles, a couple's
+joint ISA, a plumber's van tracker, a church hall's keypad, a game server's RCON, a
+grandmother's hearing-loop phone and a drone pilot's permission portal, in OCR'd labels,
+CSV rows, .env, .netrc, ssh config, Kubernetes and Ansible snippets, psql and mysql
+commands, SMS, chat messages, voicemails and whiteboards), `heldout85` (300, 33% Chinese,
+every class, from assistants for a Guangzhou delivery rider, a blind piano teacher, a Lake
+District shepherd, a Tainan temple volunteer, a Hong Kong night-shift nurse, a North Sea
+ferry engineer, a stand-up comedian on tour and a retired headmistress caring for her
+husband) were written by authors who saw neither the code nor the other parts; from
+heldout80 on, and heldout57, heldout58, heldout68 and heldout69, they are only scored. For
+each part the gate is compared with its own parts: the lexical rules alone; the character
+n-gram model alone and after the rules (the gate without the semantic extra); the learned
+judge alone (n-grams and embedding together) and the full gate (rules plus judge).
 
     python benchmarks/gate_quality.py [--errors] [--no-cv] [--parts tune,heldout6,...]
 """
@@ -349,7 +360,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
