@@ -448,7 +448,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     if not text.isascii():
         text = simplified(text.translate(_FULLWIDTH))
     found = _findings(text)
-    found += _read_in_digits(text)
+    found += _read_joined(text)
     # An aside between a noun and its value ("User's PIN — the one for the debit card — is
     # 4471", a Chinese one in fullwidth brackets) is read past: each line that holds one is
     # read again with its asides blanked out, position for position.
@@ -463,16 +463,50 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     return tuple(_merge(found))
 
 
-def _read_in_digits(text: str) -> Iterator[Finding]:
-    """A number read out in Chinese digits ("身分证 F 二八一 零四七 三九六") read again in
-    Arabic ones, position for position: what is found in it is a value like any other."""
-    runs = [m.span() for m in _HAN_DIGITS_RUN.finditer(text)]
-    if not runs:
-        return
-    shadow = _HAN_DIGITS_RUN.sub(lambda m: m.group().translate(_HAN_TO_DIGIT), text)
-    for f in _findings(shadow):
-        if any(f.start < end and start < f.end for start, end in runs):
-            yield f
+def _read_joined(text: str) -> Iterator[Finding]:
+    """A value told in pieces read again as one: what is found in the joined reading is a
+    value like any other, where it was told. Digits read out in words ("seven seven three")
+    or Chinese ("身分证 F 二八一 零四七 三九六") are read as digits, a value spelled letter by
+    letter ("R, 7, X, Q, 4, 4, B", "Romeo seven X-ray") as the characters it spells, and
+    pieces told apart with a pause between them ("tap 773, wait for the beep, then 15",
+    "前两码零八、后两码二六", "bluevan, all lower case, then 77") as one."""
+    for line_start in sorted(_joinable_lines(text)):
+        line_end = text.find("\n", line_start)
+        line = text[line_start : len(text) if line_end < 0 else line_end]
+        edits = _joining_edits(line)
+        if not edits:
+            continue
+        shadow: list[str] = []
+        origin: list[tuple[int, int]] = []  # each character of the reading: where it was told
+        at = 0
+        for start, end, value in edits:
+            shadow.append(line[at:start])
+            origin += ((i, i + 1) for i in range(at, start))
+            shadow.append(value)
+            origin += ((start, end),) * len(value)
+            at = end
+        shadow.append(line[at:])
+        origin += ((i, i + 1) for i in range(at, len(line)))
+        for f in _findings("".join(shadow)):
+            start, end = origin[f.start][0], origin[f.end - 1][1]
+            if any(start < e and s < end for s, e, _ in edits):
+                yield Finding(f.kind, line_start + start, line_start + end)
+
+
+def _joinable_lines(text: str) -> set[int]:
+    """Where each line starts that may hold a value told in pieces: a word that goes on, a
+    single character between marks, two digit words in a row, or Chinese digits. One quick
+    pass of each over the whole text, so a long listing is read again only on those lines;
+    each line is then read exactly."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer ("İ"): every line
+        return {0} | {m.end() for m in re.finditer("\n", text)}
+    marks = [_GOES_ON_LOWER, _SINGLE_BETWEEN_MARKS, _DIGIT_WORD_PAIR]
+    found = [m.start() for mark in marks for m in mark.finditer(lowered)]
+    found += (m.start() for m in _SPACED_CAPITALS.finditer(text))
+    if has_cjk(text):
+        found += (m.start() for m in _HAN_DIGITS_RUN.finditer(text))
+    return {text.rfind("\n", 0, at) + 1 for at in found}
 
 
 _ASIDE_MARKS = ("—", "–", "--", "(", "（")
@@ -1575,7 +1609,190 @@ _HAN_TO_DIGIT = str.maketrans(
     {ch: str(value) for ch, value in (_CHINESE_NUMERAL | _READ_ALOUD).items() if ch != "两"}
 )
 _HAN_READ_DIGIT = f"[{_HAN_DIGIT[1:-1]}{''.join(_READ_ALOUD)}]"
+
+
+# The units a number counts in Chinese ("3位", "2019年", "12次").
+_CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
+
+
+# The words a value may be spelled out in, one character each: digits, and the letters of
+# the phonetic alphabet.
+_SPELLING_ALPHABET = {
+    word: word[0].upper()
+    for word in (
+        "alpha alfa bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima "
+        "mike november oscar papa quebec romeo sierra tango uniform victor whiskey whisky "
+        "x-ray xray yankee zulu"
+    ).split()
+}
+_SPELLED_CHARACTER = (
+    r"(?<![\w'’-])(?:[A-Za-z0-9]|"
+    + "|".join(sorted([*_SPELLING_ALPHABET, *_DIGIT_VALUE], key=len, reverse=True))
+    + r")(?![\w'’-])"
+)
+# Four characters or more, parted by commas or dashes, or by spaces; not digits alone (a
+# number, read as one elsewhere).
+_LETTER_BY_LETTER = re.compile(
+    rf"{_SPELLED_CHARACTER}(?:\s*[,，、\-–]\s*{_SPELLED_CHARACTER}){{3,}}"
+    rf"|{_SPELLED_CHARACTER}(?:\s+{_SPELLED_CHARACTER}){{3,}}",
+    re.IGNORECASE,
+)
+_SPELLED_ONE = re.compile(_SPELLED_CHARACTER, re.IGNORECASE)
+_NUMBER_WORD_READ = re.compile(rf"(?:(double|triple) )?({_NUMBER_WORD})", re.IGNORECASE)
+_NUMBER_WORDS_RUN = re.compile(
+    rf"(?<![a-z]){_NUMBER_WORD_READ.pattern}(?:[\s,-]+{_NUMBER_WORD_READ.pattern})*",
+    re.IGNORECASE,
+)
+_TENS = {
+    w: i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+}
+_TEENS = {
+    w: str(10 + i)
+    for i, w in enumerate(
+        "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+# Quick marks of a line that may hold one, on lower case (see `_joinable_lines`).
+_GOES_ON_LOWER = re.compile(
+    r"then|followed by|next|second|last|after (?:that|the (?:beep|tone))|再|然后|接着|后"
+)
+_SINGLE_BETWEEN_MARKS = re.compile(r"[,，、\-–] ?[a-z0-9] ?[,，、\-–]")
+_DIGIT_WORD_PAIR = re.compile(
+    rf"(?:{'|'.join(_DIGIT_VALUE)})[\s,-]+(?:{'|'.join(_DIGIT_VALUE)}|twenty|thirty|forty|fifty"
+    r"|sixty|seventy|eighty|ninety|ten|eleven|twelve|\w+teen)"
+)
+_SPACED_CAPITALS = re.compile(r" [A-Z0-9] [A-Z0-9] ")
 _HAN_DIGITS_RUN = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT}){{2,}}")
+_HAN_DIGITS_PIECE = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT})*")
+# What follows a count, not a digit ("六位", "一个", "三十秒", "后两码").
+_HAN_COUNT = re.compile(f"[{_CJK_UNITS}码段下遍十百千万亿]")
+_DIGITS_PIECE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]*\d[A-Za-z0-9]*")
+# What may stand between two pieces of one value: a pause and a word that goes on ("then",
+# "再", "后两码"), within a clause, with no digit of its own.
+_PAUSE = re.compile(r"[^\d.;!?。；！？\n零〇一二三四五六七八九壹贰叁肆伍陆柒捌玖幺洞]{1,40}")
+_GOES_ON = re.compile(
+    r"\b(?:then|followed by|next|second|last|after (?:that|the (?:beep|tone)))\b"
+    r"|再|然后|接着|后|最后",
+    re.IGNORECASE,
+)
+# A link to a value of its own ("…, and the last payment was £212", "刮开后的密码是 863190").
+_NEW_VALUE = re.compile(r"\b(?:is|are|was|were)\b|是|为|[:：=]", re.IGNORECASE)
+# A word, a remark on how it is written, and a pause, before a piece with a digit: the word
+# is the value's first piece ("bluevan, all lower case, then 77").
+_HOW_WRITTEN = re.compile(
+    r"\b(?:lower|upper)[- ]?case\b|\b(?:caps|capitals)\b|\bno spaces?\b|小写|大写",
+    re.IGNORECASE,
+)
+_WORD_BEFORE_PAUSE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{3,}(?=[,，])")
+
+_Piece = tuple[int, int, str, list[tuple[int, int, str]]]  # span, kind, each part's reading
+
+
+def _number_word_digits(word: str) -> str:
+    """The digits a number word stands for: "seven" 7, "eighty-four" 84, "thirty" 30."""
+    word = word.lower()
+    if word in _DIGIT_VALUE:
+        return _DIGIT_VALUE[word]
+    if word in _TEENS:
+        return _TEENS[word]
+    tens, _, ones = re.sub(r"[- ]", " ", word).partition(" ")
+    return f"{_TENS[tens]}{_DIGIT_VALUE[ones] if ones else '0'}"
+
+
+def _spelled_pieces(text: str) -> list[_Piece]:
+    """Values spelled letter by letter, digits in number words or in Chinese, and tokens with
+    a digit: each with what its parts read as."""
+    pieces: list[_Piece] = []
+    if any(ch.isascii() and ch.isalpha() for ch in text):
+        for m in _LETTER_BY_LETTER.finditer(text):
+            marks = list(_SPELLED_ONE.finditer(text, *m.span()))
+            read = [
+                _SPELLING_ALPHABET.get(k.group().lower())
+                or _DIGIT_VALUE.get(k.group().lower())
+                or k.group()
+                for k in marks
+            ]
+            if all(r.isdigit() for r in read):
+                continue  # a number, read as one below
+            if text[marks[0].end() : marks[1].start()].isspace() and any(r.islower() for r in read):
+                continue  # words such as "a" and "i" with spaces between, not letters
+            parts = [(*k.span(), r) for k, r in zip(marks, read, strict=True)]
+            pieces.append((*m.span(), "letters", parts))
+        for m in _NUMBER_WORDS_RUN.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end, _, _ in pieces):
+                continue
+            parts = []
+            for w in _NUMBER_WORD_READ.finditer(text, *m.span()):
+                times = {"double": 2, "triple": 3}.get((w.group(1) or "").lower(), 1)
+                parts.append((*w.span(), _number_word_digits(w.group(2)) * times))
+            pieces.append((*m.span(), "words", parts))
+    if has_cjk(text):
+        for m in _HAN_DIGITS_PIECE.finditer(text):
+            if len(m.group()) < 2 or _HAN_COUNT.match(text, m.end()):
+                continue  # a word ("周五", "一起") or a count ("六位", "一个", "三十秒")
+            if m.start() and text[m.start() - 1] in "十百千万亿":
+                continue  # "二十三"
+            parts = [
+                (i, i + 1, "" if ch in "、，, " else ch.translate(_HAN_TO_DIGIT))
+                for i, ch in enumerate(m.group(), m.start())
+            ]
+            pieces.append((*m.span(), "han", parts))
+    for m in _DIGITS_PIECE.finditer(text):
+        if _counted(text, m.end()):
+            continue  # "within 30 seconds"
+        if not any(m.start() < end and start < m.end() for start, end, _, _ in pieces):
+            pieces.append((*m.span(), "plain", [(*m.span(), m.group())]))
+    for m in _WORD_BEFORE_PAUSE.finditer(text):
+        after = [p for p in pieces if p[0] >= m.end() and p[3][0][2][:1].isdigit()]
+        if after:
+            between = text[m.end() : min(after)[0]]
+            if (
+                _PAUSE.fullmatch(between)
+                and _GOES_ON.search(between)
+                and _HOW_WRITTEN.search(between)
+            ):
+                pieces.append((*m.span(), "plain", [(*m.span(), m.group())]))
+    return sorted(pieces)
+
+
+def _joining_edits(text: str) -> list[tuple[int, int, str]]:
+    """Where a value told in pieces is told, and what each part reads as: (start, end,
+    reading), in order; a pause between pieces reads as nothing."""
+    pieces = _spelled_pieces(text)
+    edits: list[tuple[int, int, str]] = []
+
+    def close(group: list[_Piece]) -> None:
+        if len(group) == 1:
+            _, _, kind, parts = group[0]
+            digits = sum(len(r) for _, _, r in parts)
+            if (
+                kind == "plain"
+                or (kind == "words" and len(parts) < 2)
+                or (kind == "han" and digits < 3)
+            ):
+                return  # told as it reads, one number word, or a count ("三五个")
+        for i, (_, end, _, parts) in enumerate(group):
+            edits.extend((s, e, r) for s, e, r in parts if text[s:e] != r)
+            edits.extend((a[1], b[0], "") for a, b in pairwise(parts) if a[1] < b[0])
+            if i + 1 < len(group):
+                edits.append((end, group[i + 1][0], ""))
+
+    group: list[_Piece] = []
+    for piece in pieces:
+        if group:
+            between = text[group[-1][1] : piece[0]]
+            if (
+                _PAUSE.fullmatch(between)
+                and _GOES_ON.search(between)
+                and not _NEW_VALUE.search(between)
+            ):
+                group.append(piece)
+                continue
+            close(group)
+        group = [piece]
+    if group:
+        close(group)
+    return sorted(edits)
 
 
 @cache
@@ -1766,7 +1983,6 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 # to 5, then 2, then 8, then 0"). A group that counts something ("12 times", "4 digits",
 # "3 位") or is a year is no piece of a code; a piece may follow Chinese at once.
 _CN_DIGIT = "[零〇一二三四五六七八九]"
-_CJK_UNITS = "位个次天年月日号岁元块分秒点楼层米"
 _LISTED_DIGITS = re.compile(
     rf"(?<![\d.])(?:\d|{_CN_DIGIT})(?:\s*[,，、]\s*(?:\d|{_CN_DIGIT})){{3,}}(?![\d.])"
     rf"|(?<!{_CN_DIGIT}){_CN_DIGIT}{{2,4}}(?:\s*[,，、]\s*{_CN_DIGIT}{{2,4}})+"
@@ -2697,13 +2913,14 @@ def _set_to_codes(text: str) -> Iterator[Finding]:
 
 
 # A number told with how many digits it has, and having that many, is a code: "支付宝那个六位
-# 的是 陆陆壹捌贰零", "the last six digits, 280314", "the 4-digit one is 7316". Four to eight
-# digits; not a postcode, an area code, a year or a sum of money, said before or after.
-_LENGTH_WORD = {"four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+# 的是 陆陆壹捌贰零", "the last six digits, 280314", "the 4-digit one is 7316", "提款卡是四码".
+# Three to eight digits, three only on a line that speaks of a lock ("挂锁是三位 四、七、二");
+# not a postcode, an area code, a year or a sum of money, said before or after.
+_LENGTH_WORD = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _TOLD_LENGTH = re.compile(
-    r"(?:\b(?P<en>four|five|six|seven|eight|[4-8])[- ]digits?\b"
-    r"|(?P<zh>[四五六七八4-8])位(?:数字?)?)[^.;!?\n\d。；！？]{0,24}?"
-    r"(?P<value>\d(?:[ -]?\d){3,7})(?![\d%:/]|[.,]\d)",
+    r"(?:\b(?P<en>three|four|five|six|seven|eight|[3-8])[- ]digits?\b"
+    r"|(?P<zh>[三四五六七八3-8])(?:位(?:数字?)?|码))[^.;!?\n\d。；！？]{0,24}?"
+    r"(?P<value>\d(?:[ -]?\d){2,7})(?![\d%:/]|[.,]\d)",
     re.IGNORECASE,
 )
 _NOT_A_CODE = re.compile(
@@ -2714,15 +2931,17 @@ _NOT_A_CODE = re.compile(
 
 def _told_length_values(text: str) -> Iterator[Finding]:
     """Numbers with as many digits as the text says they have."""
-    if "digit" not in text.lower() and "位" not in text:
+    if "digit" not in text.lower() and "位" not in text and "码" not in text:
         return
     for m in _TOLD_LENGTH.finditer(text):
         told = m.group("en") or m.group("zh")
         length = _LENGTH_WORD.get(told.lower()) or int(told.translate(_HAN_TO_DIGIT))
         digits = re.sub(r"\D", "", m.group("value"))
         around = text[max(0, m.start() - 16) : m.end() + 12].lower()
-        if len(digits) != length or _NOT_A_CODE.search(around):
+        if len(digits) != length or _NOT_A_CODE.search(around) or _REFERENCE.search(around):
             continue
+        if length == 3 and not _OPENED.search(text[text.rfind("\n", 0, m.start()) + 1 : m.end()]):
+            continue  # three digits are a code only on a lock's line ("挂锁是三位 四、七、二")
         if _counted(text, m.end("value")):
             continue
         yield Finding("code told with its length", *m.span("value"))
@@ -2759,7 +2978,7 @@ _KEYED = (
     r"(?: as)?\s+"
     r"|\b(?:g[eo]t(?:s|ting)? (?:in|into)|unlock(?:s|ed|ing)?|open(?:s|ed|ing)?)\b"
     r"[^.;:\n\d]{0,40}?\b(?:with|using)\s+(?:the (?:code |digits |pin )?)?"
-    r"|(?:输入|键入|输|按|摁)(?:密码)?\s*"
+    r"|(?:输入|键入|输|按|摁)(?:密码)?\s*[「『“\"]?"
 )
 _LOCK_SET = (
     r"(?:lock|keypad|safe|vault|锁|保险柜|保险箱|门(?!牌))"
@@ -2790,7 +3009,12 @@ _REFERENCE = re.compile(
     r"\b(?:reference|booking|order|tracking|invoice|confirmation|model|serial)\b|订单|单号|快递|预订|型号",
     re.IGNORECASE,
 )
-_KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![\w%:/-]|\.\d)")
+# Digits with the hash key pressed after them are keyed in on a keypad ("T3 -> 1158#"); not
+# a telephone's service code, which opens with a star ("*100#").
+_HASH_KEYED = re.compile(r"(?<![\w*#])\d{3,8}(?=#(?![\w#]))")
+# What is keyed in between quotes, whatever it is written in ("输入“麻辣8866”").
+_QUOTED_KEYED = re.compile(r"[^\s\"'”’」』]{4,32}(?=[\"'”’」』])")
+_KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![A-Za-z0-9_%:/-]|\.\d)")
 
 
 # What a lock, a repository or a login is opened with, in quotes, is its passphrase: "the
@@ -2821,6 +3045,9 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
     """A number keyed in to open something, or a lock was set to."""
     if _THREE_DIGITS.search(text) is None:
         return
+    if "#" in text:
+        for hashed in _HASH_KEYED.finditer(text):
+            yield Finding("code keyed in", *hashed.span())
     lowered = text.lower()
     if not any(stem in lowered for stem in _KEYED_STEMS):
         return  # a look for each stem is far quicker than the stem pattern on a long text
@@ -2831,6 +3058,11 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
         if m is None:
             continue
         value = _KEYED_DIGITS.match(text, m.end())
+        if value is None and text[m.end() - 1] in '"“「『':
+            quoted = _QUOTED_KEYED.match(text, m.end())
+            if quoted is not None and _DIGIT.search(quoted.group()):
+                yield Finding("password keyed in", *quoted.span())
+            continue
         if value is None and m.lastgroup == "keyed":
             token = _KEYED_TOKEN.match(text, m.end())
             if (
@@ -2935,7 +3167,7 @@ _SECURITY_ANSWER_SOURCE = (
     r"\s+(?:to|as)\b"
     r"|\b(?:security|secret|memorable|recovery)[ -](?:questions?(?:['’]s)? )?(?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
-    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification|memorable[- ]word"
+    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification|memorable(?:[- ]word)?"
     r"|[\w'’-]*maiden[- ]name)"
     r" questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"

@@ -56,7 +56,7 @@ NEWER_KINDS = (
     "_spelled_card_numbers",
     "_command_passwords",
     "_password_shaped",
-    "_read_in_digits",
+    "_read_joined",
     "_composed_values",
     "_sort_code_pairs",
     "_quoted_spelled_digits",
@@ -928,7 +928,7 @@ PROBED_SECRETS = [
     ("User's seed phrase starts with 'orbit maple vessel thunder'", "orbit maple vessel thunder"),
     ("用户保险箱密码是：3、8、1、1、7、2", "3、8、1、1、7、2"),
     ("The alarm code is 7, 3, 9, 1 for the back door", "7, 3, 9, 1"),
-    ("The gate code comes in two parts: first 63, then 19.", "63"),
+    ("The gate code comes in two parts: first 63, then 19.", "63, then 19"),
     ("用户的信用卡背面三码是 418", "418"),
     ("If the bank's login asks 'first car', the answer is Corolla Blue", "Corolla Blue"),
     ("助记词的前四个词是 orbit maple vessel thunder。", "orbit maple vessel thunder"),
@@ -1033,7 +1033,7 @@ PROBED_SECRETS = [
     ("Her alarm is the dog's name plus the year we met, so it's Biscuit2011.", "Biscuit2011"),
     ("爸爸开柜子就用老家门牌加上他的生日，也就是 36-0917。", "36-0917"),
     # A number read out in Chinese digits, in groups, is read as the digits it stands for.
-    ("她的护照号码读出来是 E 三九二 七七一 零五八。", "七七一"),
+    ("她的护照号码读出来是 E 三九二 七七一 零五八。", "三九二 七七一 零五八"),
     ("卡背后的安全码是七四二，别告诉别人。", "七四二"),
     (
         "His Trezor recovery phrase starts 'velvet harbor crane amused' and the rest is safe.",
@@ -1069,7 +1069,42 @@ PROBED_SECRETS = [
     ("He changed both to 5 0 2 7 after the burglary.", "5 0 2 7"),
     # A password keyed in, letters and digits together.
     ("客人连上网以后输入 qiaomu2231 就行。", "qiaomu2231"),
+    # A value told in pieces with a pause between them, spelled letter by letter or in the
+    # phonetic alphabet, or keyed in with the hash key after it or between quotes.
+    ("Nan's card PIN: two nine, a pause, then eight one.", "two nine, a pause, then eight one"),
+    ("Wi-Fi password for the flat, spelled out: K, 9, m, Q, 2, 2, x.", "K, 9, m, Q, 2, 2, x"),
+    (
+        "The VPN password is Romeo seven X-ray Quebec four four Bravo.",
+        "Romeo seven X-ray Quebec four four Bravo",
+    ),
+    ("门禁先按五八，再按三一，最后按井号。", "五八，再按三一"),
+    ("The gym login is harbour, all lower case, then 58.", "harbour, all lower case, then 58"),
+    ("Photo of the site whiteboard: 'cabin -> 6620#'.", "6620"),
+    ("保险箱打开时输入「春风2024」就行。", "春风2024"),
+    ("小区车库的卷帘门是三位数，依次是六、零、九。", "六、零、九"),
+    ("奶奶的存折密码是四码，前两码三一、后两码零七。", "三一、后两码零七"),
+    ("The answer to her memorable question is Pickles.", "Pickles"),
 ]
+
+
+# Pieces with a pause between them, or letters and digits parted by marks, that are no value.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User takes the 42 bus, then the 17 tram to work.",
+        "用户周五先去健身，然后周六回老家。",
+        "User spells her surname M, c, K, a, y on forms.",
+        "The kids' grades were A, B, B and C this term.",
+        "用户的快递单号末四码是 0412，然后就没动静了。",
+        "Dial *100# to check the balance.",
+        "User was born in 1988, then moved to Leeds in 2001.",
+        "Her shifts are 7 to 3, then 3 to 11 next week.",
+        "User's password manager is Bitwarden, then 2FA on top.",
+        "他家住三楼，然后二十三号搬去新小区。",
+    ],
+)
+def test_pieces_that_are_no_value_are_not_joined_into_one(text: str) -> None:
+    assert find_secrets(text) == []
 
 
 # What shares part of a password's shape: a name and its number, addresses, handles.
