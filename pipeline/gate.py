@@ -110,9 +110,24 @@ _EPHEMERAL = [
             r"\b(?:is|feels|felt|was|got) (?:so |really |very |quite |a bit |pretty )?(?:upset|"
             r"annoyed|flustered|fed up|frustrated|cross|angry|stressed|panicking|gutted|relieved|"
             r"furious|irritated|rattled|shaken) (?:because|after|since)\b|"
-            r"\b(?:needs?|has|have|must) to (?:give|hand|get|take|bring|send) (?:[\w'’]+ ){1,5}"
+            r"\b(?:needs?|has|have|must) to (?:give|hand|get|take|bring|send) (?:[\w'’-]+ ){1,5}"
             r"back\b|"
             r"\bon (?:its|their) way (?:to|from)\b|\bon loan\b",
+            "a passing state",
+        ),
+        # An errand; a bus missed; a battery running out; a body too cold or sore to do
+        # something; sick from the journey.
+        (
+            r"\b(?:needs?|has|have|must|got) to (?:pick up|collect|drop off|return) "
+            r"(?:a|an|the|her|his|their|some|two|three)\b|"
+            r"\bmissed (?:the|her|his|their) (?:[\w-]+ )?(?:bus|train|tram|ferry|flight|"
+            r"connection|minibus|coach)\b|"
+            r"\b(?:phone|battery|laptop)(?:'s| is)? (?:almost |nearly |about )?(?:dead|flat|"
+            r"dying|on \d+ ?%|at \d+ ?%|down to \d+ ?%)|"
+            r"\btoo (?:numb|cold|hot|tired|sore|dizzy|shaky|sleepy|full|sick|nauseous|stiff|"
+            r"drowsy) (?:[\w'’-]+ ){0,4}?to\b|"
+            r"\b(?:is|feels|felt|was|got) (?:\w+ )?(?:seasick|carsick|airsick|jet-?lagged|"
+            r"hungover)\b",
             "a passing state",
         ),
         (
@@ -121,13 +136,18 @@ _EPHEMERAL = [
             "the present moment",
         ),
         (
-            r"(?:很|有点儿?|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张)|"
+            r"(?:很|有点儿?|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张|窝火|"
+            r"火大|郁闷|委屈|憋屈|沮丧|生气|恼火)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|锁在.{0,4}里|"
-            # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting).
-            r"排队|排紧队|啱啱|等紧",
+            # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
+            # battery nearly out; a bus missed; a thing to give back.
+            r"排队|排紧队|啱啱|等紧|在[^，。；等]{1,10}等(?![级于同待等])|"
+            r"(?:只剩|剩下?|得返|只有)百分之[^，。；]{1,4}电|快没电|"
+            r"(?:搭唔切|赶不上|没赶上|错过了?|冇搭到)[^，。；]{0,6}(?:班|车|巴士|地铁|航班|船|van)|"
+            r"(?:要|得|需要)(?:将|把)[^，。；]{0,12}还(?:返|给|回)",
             "a passing state",
         ),
     )
@@ -141,9 +161,10 @@ _SPECULATIVE = [
         r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
         r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b|"
         r"(?<!how )(?<!more )(?<!less )(?<!as )\blikely (?:\w+n't|does|did|will|would|can|\w+s)\b",
-        r"\b(?:may|could|might) (?:be|have|not)\b|"
+        r"\b(?:may|could|might) (?:be|have|not|need)\b|"
         r"\b(?:user|she|he|they) (?:may|might|could well) (?:well |also )?[a-z]{3,}\b",
-        r"\bseems?\b|\bseemed\b|\bappears? to\b|\bi (?:think|guess|suppose|assume)\b",
+        r"\bseems?\b|\bseemed\b|\bappears? (?:to|close to|near)\b|"
+        r"\bi (?:think|guess|suppose|assume)\b",
         r"\bnot sure\b|\bhard to say\b|\bif i recall\b",
         # The writer's own inference: "the assistant infers that", "judging by her questions".
         r"\b(?:assistant|ai|model) (?:\w+ )?(?:infers?|inferred|guess(?:es|ed)?|assumes?|assumed|"
@@ -193,7 +214,7 @@ _SMALL_TALK = [
         r"\b(?:opened|began|started) (?:the (?:chat|conversation) )?with[\s:,]*[\"'“‘]\s*"
         r"(?:hello|hi|hey|hiya|morning|evening|afternoon|good ?(?:morning|evening|afternoon"
         r"|day))\b",
-        r"打(?:了)?(?:个)?招呼|道谢|道别|感谢(?:了)?助[手理]|"
+        r"打(?:了)?(?:个)?招呼|道(?:了)?谢|道别|感谢(?:了)?助[手理]|"
         r"(?:说|讲|话)(?:了|咗)?(?:声|句)?[：:]?\s*[“「\"'『]?\s*(?:谢谢|多谢|再见|你好|早上好|早安|早晨|晚安|"
         r"哈喽|哈啰|嗨|拜拜|"
         r"明天见|回头见|掰掰|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|抱歉(?:自己|地)|"
@@ -201,7 +222,7 @@ _SMALL_TALK = [
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?(?:回答|回复|解释|答案)|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"
         r"(?:和|跟|与|同|向|让|被|给)助[手理](?:[^，。；要想请应必需希望喜欢]){0,12}(?:了|咗)|开玩笑|"
-        r"(?:和|跟|与|同)助[手理](?:[^，。；]{0,2})(?:吹水|倾偈|闲聊|聊天|聊起|斗嘴|抬杠)|"
+        r"(?:和|跟|与|同)助[手理](?:[^，。；]{0,2})(?:吹水|倾偈|闲聊|聊天|聊起|斗嘴|抬杠|讲笑|说笑)|"
         r"(?:讲|说)(?:了|咗)?(?:个|一个)笑话|"
         r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过|咗)?助[手理](?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").

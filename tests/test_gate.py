@@ -94,6 +94,17 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("Dev is gutted because his sourdough starter died", "ephemeral"),
         ("He has to take the borrowed ladder back to his neighbour", "ephemeral"),
         ("Her replacement passport is on its way to her by courier", "ephemeral"),
+        # An errand, a bus missed, a battery running out, too cold to do something, sick
+        # from the journey; waiting somewhere, a phone nearly out, a thing to give back.
+        ("Omar has to collect the rented tux from the shop on Hill Street", "ephemeral"),
+        ("Bea missed the last ferry and is looking for a room", "ephemeral"),
+        ("Her phone is on 6% and the charger is in the car", "ephemeral"),
+        ("His hands are too shaky from the caffeine to thread the needle", "ephemeral"),
+        ("Jonas feels carsick on the mountain road", "ephemeral"),
+        ("小李在医院门口等网约车", "ephemeral"),
+        ("她的手机快没电了，在找充电宝", "ephemeral"),
+        ("佢要将借嚟嘅梯还返俾楼下", "ephemeral"),
+        ("用户没赶上末班地铁，只能打车回家", "ephemeral"),
         ("看样子用户以前学过法语", "speculative"),
         ("User asked about the weather", "small_talk"),
         ("ok thanks", "small_talk"),
@@ -159,6 +170,10 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "User is anxious about flying and always books an aisle seat",  # a trait, no event
         "User is unsure whether to stay in nursing and is weighing a move to teaching",
         "Priya swims at the leisure centre after her last night shift of each block",
+        "User's doorbell battery died last winter, so she keeps spare AAs in the hall",
+        "User collects vintage fountain pens and restores them",
+        "用户在社区医院等级最高的科室当护士长",  # "等级" is a grade, not waiting
+        "User is too short to reach the top cupboards and keeps a step stool",
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
