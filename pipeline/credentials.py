@@ -1424,6 +1424,15 @@ def _is_document_number(value: str) -> bool:
     return sum(ch.isdigit() for ch in value) >= 4
 
 
+# What a value before a noun is told to be named by: the name of a network or an account
+# is no other noun's value.
+_NAMED_BEFORE = re.compile(
+    r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
+    r"\s*(?:是|为|:|：|\bis\b)?\s*$",
+    re.IGNORECASE,
+)
+
+
 def _labelled_values(text: str) -> Iterator[Finding]:
     """Short values in the same clause as a sensitive noun, before or after it."""
     for match in _sensitive_nouns(text):
@@ -1473,6 +1482,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             span = _value_span(text, m, previous=prev, next_=before[i + 1 :])
             if weak and span and _has_letters(span[2]):
                 continue
+            if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
+                continue  # "Wi-Fi名字是 ChinaNet-5G 密码贴在背面": a name, not the value
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue
             if span and _is_value(span[2], linked=False):
@@ -1664,8 +1675,10 @@ _DIGIT_WORD_PAIR = re.compile(
 _SPACED_CAPITALS = re.compile(r" [A-Z0-9] [A-Z0-9] ")
 _HAN_DIGITS_RUN = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT}){{2,}}")
 _HAN_DIGITS_PIECE = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT})*")
-# What follows a count, not a digit ("六位", "一个", "三十秒", "后两码").
+# What follows a count, not a digit ("六位", "一个", "三十秒", "后两码"); a sign before a
+# quantity.
 _HAN_COUNT = re.compile(f"[{_CJK_UNITS}码段下遍十百千万亿]")
+_SIGNED = re.compile(r"(?:\b(?:minus|plus|negative)\s*|零下|负)$", re.IGNORECASE)
 _DIGITS_PIECE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]*\d[A-Za-z0-9]*")
 # What may stand between two pieces of one value: a pause and a word that goes on ("then",
 # "再", "后两码"), within a clause, with no digit of its own.
@@ -1738,8 +1751,8 @@ def _spelled_pieces(text: str) -> list[_Piece]:
             ]
             pieces.append((*m.span(), "han", parts))
     for m in _DIGITS_PIECE.finditer(text):
-        if _counted(text, m.end()):
-            continue  # "within 30 seconds"
+        if _counted(text, m.end()) or _SIGNED.search(text, max(0, m.start() - 9), m.start()):
+            continue  # "within 30 seconds", "at minus 15": a quantity
         if not any(m.start() < end and start < m.end() for start, end, _, _ in pieces):
             pieces.append((*m.span(), "plain", [(*m.span(), m.group())]))
     for m in _WORD_BEFORE_PAUSE.finditer(text):

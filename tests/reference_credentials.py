@@ -358,6 +358,13 @@ def _nouns(text: str) -> list[re.Match[str]]:
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
+_NAMED_BEFORE = re.compile(
+    r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
+    r"\s*(?:是|为|:|：|\bis\b)?\s*$",
+    re.IGNORECASE,
+)
+
+
 def _labelled_values(text: str) -> Iterator[Finding]:
     """Short values in the same clause as a sensitive noun, before or after it."""
     for noun in _nouns(text):
@@ -403,6 +410,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             prev = before[i - 1].group() if i else ""
             span = _value_span(text, m, previous=prev, next_=before[i + 1 :])
             if weak and span and _has_letters(span[2]):
+                continue
+            if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
                 continue
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue

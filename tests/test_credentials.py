@@ -1101,10 +1101,17 @@ PROBED_SECRETS = [
         "Her shifts are 7 to 3, then 3 to 11 next week.",
         "User's password manager is Bitwarden, then 2FA on top.",
         "他家住三楼，然后二十三号搬去新小区。",
+        "The freezer alarm goes off at minus 15, then again at minus 10.",
+        "用户家的Wi-Fi名字是 ChinaNet-5G，然后密码贴在路由器背面。",
     ],
 )
 def test_pieces_that_are_no_value_are_not_joined_into_one(text: str) -> None:
     assert find_secrets(text) == []
+
+
+def test_a_network_named_before_its_password_is_not_the_password() -> None:
+    text = "用户家的WiFi叫 Lin-7G，密码是 lin77776666。"
+    assert [text[f.start : f.end] for f in find_secrets(text)] == ["lin77776666"]
 
 
 # What shares part of a password's shape: a name and its number, addresses, handles.
