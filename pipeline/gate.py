@@ -127,7 +127,10 @@ _EPHEMERAL = [
             r"\btoo (?:numb|cold|hot|tired|sore|dizzy|shaky|sleepy|full|sick|nauseous|stiff|"
             r"drowsy) (?:[\w'’-]+ ){0,4}?to\b|"
             r"\b(?:is|feels|felt|was|got) (?:\w+ )?(?:seasick|carsick|airsick|jet-?lagged|"
-            r"hungover)\b",
+            r"hungover)\b|"
+            # A thing that will not work as it should, said as now ("won't start").
+            r"\b(?:won't|will not|refuses to|keeps failing to) (?:start|turn on|switch on|boot|load"
+            r"|connect|pair|charge|sync|open|unlock|print)\b",
             "a passing state",
         ),
         (
@@ -147,7 +150,9 @@ _EPHEMERAL = [
             r"排队|排紧队|啱啱|等紧|在[^，。；等]{1,10}等(?![级于同待等])|"
             r"(?:只剩|剩下?|得返|只有)百分之[^，。；]{1,4}电|快没电|"
             r"(?:搭唔切|赶不上|没赶上|错过了?|冇搭到)[^，。；]{0,6}(?:班|车|巴士|地铁|航班|船|van)|"
-            r"(?:要|得|需要)(?:将|把)[^，。；]{0,12}还(?:返|给|回)",
+            r"(?:要|得|需要)(?:将|把)[^，。；]{0,12}还(?:返|给|回)|要去(?:取|拿|接|还|退)|"
+            r"前面还有[^，。；]{0,6}(?:人|个|位|桌|号)|(?:航班|班机|火车|高铁|动车|车|船)[^，。；]{0,3}"
+            r"(?:延误|晚点|取消了)",
             "a passing state",
         ),
     )

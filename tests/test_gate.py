@@ -105,6 +105,11 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("她的手机快没电了，在找充电宝", "ephemeral"),
         ("佢要将借嚟嘅梯还返俾楼下", "ephemeral"),
         ("用户没赶上末班地铁，只能打车回家", "ephemeral"),
+        # A thing that will not work, said as now; a delay; an errand; a queue.
+        ("Her kettle won't switch on and she is desperate for tea", "ephemeral"),
+        ("老周的高铁晚点了，在站台上等", "ephemeral"),
+        ("洗好的衣服在干洗店，她要去取", "ephemeral"),
+        ("用户在医院挂号，前面还有二十个人", "ephemeral"),
         ("看样子用户以前学过法语", "speculative"),
         ("User asked about the weather", "small_talk"),
         ("ok thanks", "small_talk"),
@@ -174,6 +179,7 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "User collects vintage fountain pens and restores them",
         "用户在社区医院等级最高的科室当护士长",  # "等级" is a grade, not waiting
         "User is too short to reach the top cupboards and keeps a step stool",
+        "User's old laptop can't run the new games, so she plays on a console",
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
