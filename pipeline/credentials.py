@@ -2400,6 +2400,8 @@ def _password_shaped(text: str) -> Iterator[Finding]:
             if len(token) < MIN_SHAPED_LENGTH or not _mixes_every_kind(token):
                 continue
             start = run.start() + m.start() + m.group().index(token)
+            if _NAMED_BEFORE.search(text, max(0, start - 12), start):
+                continue  # "Wi-Fi 叫 TP-Link_88A2": a name
             yield Finding("password-shaped token", start, start + len(token))
 
 

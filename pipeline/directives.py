@@ -1017,22 +1017,30 @@ def supported_by(
     return similarity is None or similarity(text, user_text) >= MIN_SIMILARITY
 
 
-# A link or an address the user wrote themselves, in a message that is surely their own
-# request, is theirs to have in what the assistant writes for them ("put my work email,
-# stuart@hollinsplumbing.co.uk, at the bottom of quotes", "end patron emails with our booking
-# link"). Images, links to click, placeholders, numbers (an account is where money goes) and
-# payments are never; nor is a channel in content the user hands over to be read ("is this
-# email legit? …").
+# A link or an address the user wrote themselves and calls their own ("put my work email,
+# stuart@hollinsplumbing.co.uk, at the bottom", "end my announcements with my booking page
+# zoeyoga.example/book", "落款用我的工作邮箱 …"), in a message that speaks for them, is theirs
+# to have in what the assistant writes for them. Images, links to click, placeholders,
+# numbers (an account is where money goes) and payments never are; nor is a channel inside
+# quotes, in content the user hands over to be read ("is this email legit? '… reply to …'").
 _OWN_CHANNELS = frozenset(("a URL", "a web address", "an email address"))
+_OWNED = re.compile(r"\b(?:my|our)\b|我的|我们的|我哋|我嘅", re.IGNORECASE)
+_OWNED_REACH = 40  # characters before the channel in which the user calls it theirs
+_QUOTED_SPAN = re.compile(
+    r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)|「[^」]*(?:」|$)|『[^』]*(?:』|$)|‘[^’]*(?:’|$)"
+    r"|(?<![A-Za-z])'(?:.*?'(?![A-Za-z])|.*$)",
+    re.DOTALL,
+)
 
 
 def _own_channel(channel: str, what: str, user_text: str | None) -> bool:
-    return (
-        user_text is not None
-        and what in _OWN_CHANNELS
-        and channel.lower() in user_text.lower()
-        and _own_request(user_text)
-    )
+    if user_text is None or what not in _OWN_CHANNELS:
+        return False
+    at = user_text.lower().find(channel.lower())
+    if at < 0 or any(q.start() < at < q.end() for q in _QUOTED_SPAN.finditer(user_text)):
+        return False
+    owned = _OWNED.search(user_text, max(0, at - _OWNED_REACH), at) is not None
+    return owned and speaks_for_user(user_text)
 
 
 def _own_request(user_text: str) -> bool:

@@ -1121,6 +1121,8 @@ def test_a_network_named_before_its_password_is_not_the_password() -> None:
         "User's laptop has an i9-14900K and a 4090.",
         "User flies the Boeing-737 and the Airbus-A320 for a regional airline.",
         "User's studio wifi network is called BlueHeron_5G.",
+        "The guest network is called Harbour-Guest_5G.",
+        "用户的Wi-Fi叫 TP-Link_88A2，贴在路由器上。",
         "Her home network is Lindqvist-Mesh-2.4GHz, on the landing.",
         "User writes to Bob.Smith_2@mail.example.org about the rota.",
         "User's notes live in ~/Notes/Work_2024!/plan.md on the laptop.",
