@@ -536,6 +536,7 @@ def _findings(text: str) -> list[Finding]:
     found += _spelled_card_numbers(text)
     found += _code_in_pieces(text)
     found += _framed_values(text)
+    found += _told_passphrases(text)
     found += _split_keys(text)
     found += _spelled_out_keys(text)
     found += _table_columns(text)
@@ -1644,14 +1645,14 @@ _SPELLED_CHARACTER = (
 # Four characters or more, parted by commas or dashes, or by spaces; not digits alone (a
 # number, read as one elsewhere).
 _LETTER_BY_LETTER = re.compile(
-    rf"{_SPELLED_CHARACTER}(?:\s*[,，、\-–]\s*{_SPELLED_CHARACTER}){{3,}}"
+    rf"{_SPELLED_CHARACTER}(?:\s*[,，、\-–]\s*{_SPELLED_CHARACTER}){{2,}}"
     rf"|{_SPELLED_CHARACTER}(?:\s+{_SPELLED_CHARACTER}){{3,}}",
     re.IGNORECASE,
 )
 _SPELLED_ONE = re.compile(_SPELLED_CHARACTER, re.IGNORECASE)
 _NUMBER_WORD_READ = re.compile(rf"(?:(double|triple) )?({_NUMBER_WORD})", re.IGNORECASE)
 _NUMBER_WORDS_RUN = re.compile(
-    rf"(?<![a-z]){_NUMBER_WORD_READ.pattern}(?:[\s,-]+{_NUMBER_WORD_READ.pattern})*",
+    rf"(?<![a-z]){_NUMBER_WORD_READ.pattern}(?:(?:[\s,-]|\.\.+|…)+{_NUMBER_WORD_READ.pattern})*",
     re.IGNORECASE,
 )
 _TENS = {
@@ -1669,7 +1670,7 @@ _GOES_ON_LOWER = re.compile(
 )
 _SINGLE_BETWEEN_MARKS = re.compile(r"[,，、\-–] ?[a-z0-9] ?[,，、\-–]")
 _DIGIT_WORD_PAIR = re.compile(
-    rf"(?:{'|'.join(_DIGIT_VALUE)})[\s,-]+(?:{'|'.join(_DIGIT_VALUE)}|twenty|thirty|forty|fifty"
+    rf"(?:{'|'.join(_DIGIT_VALUE)})(?:[\s,-]|\.\.+|…)+(?:{'|'.join(_DIGIT_VALUE)}|twenty|thirty|forty|fifty"
     r"|sixty|seventy|eighty|ninety|ten|eleven|twelve|\w+teen)"
 )
 _SPACED_CAPITALS = re.compile(r" [A-Z0-9] [A-Z0-9] ")
@@ -1690,6 +1691,18 @@ _GOES_ON = re.compile(
 )
 # A link to a value of its own ("…, and the last payment was £212", "刮开后的密码是 863190").
 _NEW_VALUE = re.compile(r"\b(?:is|are|was|were)\b|是|为|[:：=]", re.IGNORECASE)
+# Unless what is linked is the next piece ("后两位是四四", "the second half is …").
+_PIECE_WORD = re.compile(r"\b(?:half|part|digits?)\b|位|码|段|部分", re.IGNORECASE)
+
+
+def _one_value(pause: str) -> bool:
+    """Whether a pause between two pieces goes on with the same value: no noun of its own
+    ("刮开后的密码是 863190"), and no link unless to a piece ("后两位是 …")."""
+    if next(_sensitive_nouns(pause), None) is not None:
+        return False
+    return _NEW_VALUE.search(pause) is None or _PIECE_WORD.search(pause) is not None
+
+
 # A word, a remark on how it is written, and a pause, before a piece with a digit: the word
 # is the value's first piece ("bluevan, all lower case, then 77").
 _HOW_WRITTEN = re.compile(
@@ -1726,7 +1739,11 @@ def _spelled_pieces(text: str) -> list[_Piece]:
                 for k in marks
             ]
             if all(r.isdigit() for r in read):
-                continue  # a number, read as one below
+                if not all(k.group().isdigit() for k in marks) or len(marks) > 3:
+                    continue  # digit words, read as a number below, or listed digits
+                # Three digits parted by marks: "the CVV is on the back: 4, 0, 9".
+            elif len(marks) < 4:
+                continue
             if text[marks[0].end() : marks[1].start()].isspace() and any(r.islower() for r in read):
                 continue  # words such as "a" and "i" with spaces between, not letters
             parts = [(*k.span(), r) for k, r in zip(marks, read, strict=True)]
@@ -1794,11 +1811,7 @@ def _joining_edits(text: str) -> list[tuple[int, int, str]]:
     for piece in pieces:
         if group:
             between = text[group[-1][1] : piece[0]]
-            if (
-                _PAUSE.fullmatch(between)
-                and _GOES_ON.search(between)
-                and not _NEW_VALUE.search(between)
-            ):
+            if _PAUSE.fullmatch(between) and _GOES_ON.search(between) and _one_value(between):
                 group.append(piece)
                 continue
             close(group)
@@ -2215,6 +2228,9 @@ def _abbreviated(text: str, dot: int) -> bool:
     return text[dot] == "." and _word_before(text, dot) in _ABBREVIATIONS
 
 
+_AMOUNTS = tuple("元块万千百斤岁年月天次个米层楼")  # what a number before them counts
+
+
 def _value_span(
     text: str, m: re.Match[str], *, previous: str, next_: list[re.Match[str]]
 ) -> tuple[int, int, str] | None:
@@ -2233,6 +2249,8 @@ def _value_span(
     start = m.start() + lead
     if year and text[start + len(value) :].lstrip(" ").startswith("年"):
         return None  # "身份证在2019年补办过", "护照 2031 年才过期"
+    if value.replace(",", "").isdigit() and text[start + len(value) :].lstrip(" ")[:1] in _AMOUNTS:
+        return None  # "公积金账户每月扣 1200 元": an amount
     if value.isdigit() and not _STREET_WORDS.isdisjoint(after):
         return None  # "the social security office is at 1600 Main Street"
     if _CLOCK.fullmatch(value):
@@ -2585,6 +2603,36 @@ _BARE_KEY = re.compile(r"\bkey\b", re.IGNORECASE)
 def _plain_passphrase(run: str) -> bool:
     words = re.split(r"[ -]", run)
     return _NOT_IN_PASSPHRASES.isdisjoint(words) and not words[0].endswith(("ed", "en"))
+
+
+# A passphrase told unquoted is the words that end its clause: "the backup passphrase is lemon
+# orchard velvet 42". Three to eight words in lower case and digits, with a digit among them
+# or words joined by marks, and no word that makes it a sentence about the passphrase ("is
+# in her notebook", "is four random words", "is 12 words long").
+_PASSPHRASE_TOLD = re.compile(
+    r"\bpass ?phrase\b(?:[^.;:\n]{0,30}?)\s(?:is|was|reads)\s+"
+    r"(?P<value>(?:[a-z0-9](?:[a-z0-9.+_-]*[a-z0-9])?\s+){2,7}[a-z0-9](?:[a-z0-9.+_-]*[a-z0-9])?)"
+    r"\s*(?=[.;!?\n]|$)"
+)
+_SENTENCE_WORDS = frozenset(
+    """the a an in on at of for to and or but with from by as is was be been kept stored written
+    saved hidden same different long short random strong weak new old still not never only also
+    just very too its her his their my our your which that this those these""".split()
+)
+
+
+def _told_passphrases(text: str) -> Iterator[Finding]:
+    """Words told as a passphrase, unquoted, to the end of the clause."""
+    if "phrase" not in text:
+        return
+    for m in _PASSPHRASE_TOLD.finditer(text):
+        words = m.group("value").split()
+        if any(w in _SENTENCE_WORDS or w in _UNIT_WORDS for w in words):
+            continue
+        if any(ch.isdigit() for ch in m.group("value")) or any(
+            mark in w.strip(".-_+") for w in words for mark in ".-_+"
+        ):
+            yield Finding("passphrase", *m.span("value"))
 
 
 def _framed_values(text: str) -> Iterator[Finding]:

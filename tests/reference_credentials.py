@@ -508,6 +508,9 @@ def _abbreviated(text: str, dot: int) -> bool:
     return text[dot] == "." and _word_before(text, dot) in _ABBREVIATIONS
 
 
+_AMOUNTS = tuple("元块万千百斤岁年月天次个米层楼")  # what a number before them counts
+
+
 def _value_span(
     text: str, m: re.Match[str], *, previous: str, next_: list[re.Match[str]]
 ) -> tuple[int, int, str] | None:
@@ -526,6 +529,8 @@ def _value_span(
     start = m.start() + lead
     if year and text[start + len(value) :].lstrip(" ").startswith("年"):
         return None  # "身份证在2019年补办过", "护照 2031 年才过期"
+    if value.replace(",", "").isdigit() and text[start + len(value) :].lstrip(" ")[:1] in _AMOUNTS:
+        return None  # "公积金账户每月扣 1200 元": an amount
     if value.isdigit() and not _STREET_WORDS.isdisjoint(after):
         return None  # "the social security office is at 1600 Main Street"
     if re.fullmatch(r"\d{1,2}:\d{2}(?::\d{2})?", value):

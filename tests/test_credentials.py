@@ -66,6 +66,7 @@ NEWER_KINDS = (
     "_turns_told_after",
     "_maiden_name_values",
     "_set_to_codes",
+    "_told_passphrases",
 )
 
 
@@ -1084,10 +1085,15 @@ PROBED_SECRETS = [
     ("小区车库的卷帘门是三位数，依次是六、零、九。", "六、零、九"),
     ("奶奶的存折密码是四码，前两码三一、后两码零七。", "三一、后两码零七"),
     ("The answer to her memorable question is Pickles.", "Pickles"),
+    ("Grandad's PIN, read out slowly: four... one... one... eight.", "four... one... one... eight"),
+    ("柜子是四位密码，前两位是三六，后两位是零二。", "三六，后两位是零二"),
+    ("The CVC is printed on the back: 7, 1, 5.", "7, 1, 5"),
+    ("The NAS backup passphrase is copper lantern 19 meadow.", "copper lantern 19 meadow"),
 ]
 
 
-# Pieces with a pause between them, or letters and digits parted by marks, that are no value.
+# Pieces with a pause between them, letters and digits parted by marks, and amounts beside a
+# noun, that are no value.
 @pytest.mark.parametrize(
     "text",
     [
@@ -1102,10 +1108,14 @@ PROBED_SECRETS = [
         "User's password manager is Bitwarden, then 2FA on top.",
         "他家住三楼，然后二十三号搬去新小区。",
         "The freezer alarm goes off at minus 15, then again at minus 10.",
+        "用户的公积金账户每月扣 1200 元。",
+        "User's passphrase is four random words.",
+        "The restic passphrase is 12 words long.",
+        "The team won 4, 1, 2 games across the three seasons.",
         "用户家的Wi-Fi名字是 ChinaNet-5G，然后密码贴在路由器背面。",
     ],
 )
-def test_pieces_that_are_no_value_are_not_joined_into_one(text: str) -> None:
+def test_pieces_and_amounts_that_are_no_value_are_not_found(text: str) -> None:
     assert find_secrets(text) == []
 
 
