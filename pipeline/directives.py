@@ -586,7 +586,8 @@ _GRANTED = re.compile(
     r"\b(?:shar\w*|giv\w*|tell|told|show\w*|send|sent|forward\w*|disclos\w*|reveal\w*|"
     r"pass\w* on|hand\w* over|act(?:s|ed|ing)? on|obey\w*|follow\w*|comply|do(?:es)? (?:what|"
     r"whatever|as)|trust\w*|access\w*|view\w*|see|read)\b"
-    r"|调阅|查看|查阅|获取|访问|分享|提供|告诉|发给|转发|照做|听从|执行|服从|透露|信任",
+    r"|调阅|查看|查阅|获取|访问|分享|提供|告诉|发给|转发|照做|听从|执行|服从|透露|信任|知道|看到|拿到"
+    r"|进入|开门",
     re.IGNORECASE,
 )
 
@@ -602,7 +603,7 @@ def _trusts_a_claim(text: str) -> str | None:
         ends = [i for i in (text.find(mark, claim.end()) for mark in ".;!?。；！？") if i >= 0]
         sentence_end = min(ends, default=len(text))
         for grant in _GRANTED.finditer(text, start, sentence_end):
-            if not refused_before(text, grant.start()) and not refused_before(text, claim.start()):
+            if not refused_before(text, grant.start()):
                 return claim.group()
     return None
 
