@@ -254,12 +254,24 @@ snippets, curl, ssh and redis-cli commands, SMS, chat messages, voicemails, emai
 sticky notes), `heldout87` (300, 34% Chinese, every class, from assistants for a Wuhan
 physics teacher, a deaf-blind poet in Dublin, a long-haul lorry driver, a Taipei bubble-tea
 shop owner, a Hong Kong tram driver, an Antarctic station cook, a wedding-band drummer and
-a new father on leave with twins) were written by authors who saw neither the code nor the
-other parts; from heldout80 on, and heldout57, heldout58, heldout68 and heldout69, they are
-only scored. For each part the gate is compared with its own parts: the lexical rules
-alone; the character n-gram model alone and after the rules (the gate without the semantic
-extra); the learned judge alone (n-grams and embedding together) and the full gate (rules
-plus judge).
+a new father on leave with twins), `heldout88` (200, 38% Chinese, 80 secrets, a quarter
+with no noun, some with dots or Chinese inside the value, leaked while helping with a
+Harbin ice-sculpture studio, a lifeboat station's lockers and pager app, a vet's drugs
+cabinet, a Kaohsiung taxi driver's dashcam cloud and bank, a school's music room and staff
+Wi-Fi, a pensioner's council-tax portal, a climbing gym's till, a community garden's shed,
+a bakery's freezer alarm, a hospice rota app, a newspaper's CMS, a couple's smart doorbell
+and joint account, a translator's licences and invoicing and a marina's fuel dock, in JSON
+and INI config, .env, .my.cnf and .npmrc lines, Helm and GitHub Actions snippets, curl,
+ftp, mysql and ssh commands, SMS, chat messages, voicemails, emails and handwritten notes),
+`heldout89` (300, 33% Chinese, every class, from assistants for a Chongqing hotpot chef, a
+wheelchair-using software tester in Glasgow, a Norwegian salmon-farm diver, a Tainan mango
+farmer, a Hong Kong ferry deckhand, a Chicago hospital chaplain, a retired jockey training
+horses and a teenage swimmer and her mum) were written by authors who saw neither the code
+nor the other parts; from heldout80 on, and heldout57, heldout58, heldout68 and heldout69,
+they are only scored. For each part the gate is compared with its own parts: the lexical
+rules alone; the character n-gram model alone and after the rules (the gate without the
+semantic extra); the learned judge alone (n-grams and embedding together) and the full gate
+(rules plus judge).
 
     python benchmarks/gate_quality.py [--errors] [--no-cv] [--parts tune,heldout6,...]
 """
@@ -373,7 +385,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87,heldout88,heldout89",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
