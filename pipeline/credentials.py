@@ -1427,6 +1427,8 @@ def _is_document_number(value: str) -> bool:
 
 # What a value before a noun is told to be named by: the name of a network or an account
 # is no other noun's value.
+# What a number after it is the address of: a building, a unit, a floor, a room.
+_ADDRESS_BEFORE = re.compile(r"(?:栋|幢|座|单元|楼|层|室)\s*$")
 _NAMED_BEFORE = re.compile(
     r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
     r"\s*(?:是|为|:|：|\bis\b)?\s*$",
@@ -1470,6 +1472,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
             if weak and span and _has_letters(span[2]) and not _long_code(span[2]):
                 continue
+            if span and span[2].isalpha() and word.endswith("s") and not word.endswith("ss"):
+                continue  # "lock combinations Bernadette mentions": a plural names no one word
             if weak and not linked and i and _names_a_model(after[i - 1].group()):
                 continue  # "router is a Fritz!Box 7590": a model's number, not a code
             if weak and i and after[i - 1].group().strip(_TRIM).lower() in _PLACE_WORDS:
@@ -1483,6 +1487,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             span = _value_span(text, m, previous=prev, next_=before[i + 1 :])
             if weak and span and _has_letters(span[2]):
                 continue
+            if _ADDRESS_BEFORE.search(text, max(clause_start, m.start() - 4), m.start()):
+                continue  # "住在 3 栋 1502 家门锁是…": a flat's number
             if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
                 continue  # "Wi-Fi名字是 ChinaNet-5G 密码贴在背面": a name, not the value
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
@@ -1637,9 +1643,16 @@ _SPELLING_ALPHABET = {
         "x-ray xray yankee zulu"
     ).split()
 }
+# Signs said by name, and the case a letter is said in ("capital B, r, e, v, e, seven,
+# seven, exclamation mark").
+_SIGN_NAMES = {
+    "exclamation mark": "!", "exclamation point": "!", "question mark": "?", "at sign": "@",
+    "hash": "#", "dollar sign": "$", "percent sign": "%", "ampersand": "&", "asterisk": "*",
+    "underscore": "_", "hyphen": "-", "full stop": ".", "dot": ".", "plus sign": "+",
+}  # fmt: skip
 _SPELLED_CHARACTER = (
-    r"(?<![\w'’-])(?:[A-Za-z0-9]|"
-    + "|".join(sorted([*_SPELLING_ALPHABET, *_DIGIT_VALUE], key=len, reverse=True))
+    r"(?<![\w'’-])(?:(?:capital|upper[- ]?case|small|lower[- ]?case) )?(?:[A-Za-z0-9]|"
+    + "|".join(sorted([*_SPELLING_ALPHABET, *_DIGIT_VALUE, *_SIGN_NAMES], key=len, reverse=True))
     + r")(?![\w'’-])"
 )
 # Four characters or more, parted by commas or dashes, or by spaces; not digits alone (a
@@ -1704,14 +1717,31 @@ def _one_value(pause: str) -> bool:
 
 
 # A word, a remark on how it is written, and a pause, before a piece with a digit: the word
-# is the value's first piece ("bluevan, all lower case, then 77").
+# is the value's first piece ("bluevan, all lower case, then 77"); so is a quoted word.
 _HOW_WRITTEN = re.compile(
     r"\b(?:lower|upper)[- ]?case\b|\b(?:caps|capitals)\b|\bno spaces?\b|小写|大写",
     re.IGNORECASE,
 )
-_WORD_BEFORE_PAUSE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{3,}(?=[,，])")
+_WORD_BEFORE_PAUSE = re.compile(
+    r"(?P<quote>[\"'‘“])(?P<word>[A-Za-z]{3,})[\"'’”](?=\s)"
+    r"|(?<![A-Za-z0-9])(?P<word2>[A-Za-z]{3,})(?=[,，])"
+)
 
 _Piece = tuple[int, int, str, list[tuple[int, int, str]]]  # span, kind, each part's reading
+
+
+def _spelled_as(said: str) -> str:
+    """The character a spelled-out mark stands for: "Romeo" R, "seven" 7, "capital b" B."""
+    case, _, mark = said.rpartition(" ") if said.lower().startswith(_CASE_WORDS) else ("", "", said)
+    lowered = mark.lower()
+    read = _SPELLING_ALPHABET.get(lowered) or _DIGIT_VALUE.get(lowered)
+    read = read or _SIGN_NAMES.get(said.lower()) or mark
+    if case.lower().startswith(("capital", "upper")):
+        return read.upper()
+    return read.lower() if case else read
+
+
+_CASE_WORDS = ("capital ", "upper", "small ", "lower")
 
 
 def _number_word_digits(word: str) -> str:
@@ -1732,12 +1762,7 @@ def _spelled_pieces(text: str) -> list[_Piece]:
     if any(ch.isascii() and ch.isalpha() for ch in text):
         for m in _LETTER_BY_LETTER.finditer(text):
             marks = list(_SPELLED_ONE.finditer(text, *m.span()))
-            read = [
-                _SPELLING_ALPHABET.get(k.group().lower())
-                or _DIGIT_VALUE.get(k.group().lower())
-                or k.group()
-                for k in marks
-            ]
+            read = [_spelled_as(k.group()) for k in marks]
             if all(r.isdigit() for r in read):
                 if not all(k.group().isdigit() for k in marks) or len(marks) > 3:
                     continue  # digit words, read as a number below, or listed digits
@@ -1772,16 +1797,20 @@ def _spelled_pieces(text: str) -> list[_Piece]:
             continue  # "within 30 seconds", "at minus 15": a quantity
         if not any(m.start() < end and start < m.end() for start, end, _, _ in pieces):
             pieces.append((*m.span(), "plain", [(*m.span(), m.group())]))
+    # A word before a pause is a first piece when the pause says how it is written, or when
+    # it is quoted ("'Bramble' followed by nineteen fifty-two").
     for m in _WORD_BEFORE_PAUSE.finditer(text):
         after = [p for p in pieces if p[0] >= m.end() and p[3][0][2][:1].isdigit()]
         if after:
             between = text[m.end() : min(after)[0]]
+            quoted = m.group("quote") is not None
             if (
                 _PAUSE.fullmatch(between)
                 and _GOES_ON.search(between)
-                and _HOW_WRITTEN.search(between)
+                and (quoted or _HOW_WRITTEN.search(between))
             ):
-                pieces.append((*m.span(), "plain", [(*m.span(), m.group())]))
+                word = m.group("word") or m.group("word2")
+                pieces.append((*m.span(), "plain", [(*m.span(), word)]))
     return sorted(pieces)
 
 
@@ -3053,7 +3082,6 @@ _KEYED_STEMS = (
     "vault", "输", "键", "按", "摁", "锁", "保险", "门",
 )  # fmt: skip
 _KEYED_STEM = re.compile("|".join(_KEYED_STEMS))
-_THREE_DIGITS = re.compile(r"\d(?:[ -]?\d){2}")
 
 
 @cache
@@ -3061,11 +3089,11 @@ def _keyed_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?P<keyed>{_KEYED})|(?P<set>{_LOCK_SET})")
 
 
-# A password keyed in: letters and digits (or signs) together, six characters or more
+# A password keyed in: letters and digits (or signs) together, five characters or more
 # ("然后输入 xiaoqi0713 就能上网").
 _KEYED_TOKEN = re.compile(
     r"(?=[A-Za-z0-9@#$%&*_.!-]*[A-Za-z])(?=[A-Za-z0-9@#$%&*_.!-]*[0-9@#$%&*_!])"
-    r"[A-Za-z0-9@#$%&*_.!-]{6,32}(?![A-Za-z0-9@#$%&*_.!-])"
+    r"[A-Za-z0-9@#$%&*_.!-]{4,31}[A-Za-z0-9@#$%&*_!-](?=\.?(?![A-Za-z0-9@#$%&*_.!-]))"
 )
 # What is keyed in to find a booking or a parcel is its reference, not a password.
 _REFERENCE = re.compile(
@@ -3106,7 +3134,7 @@ def _opened_with_quoted(text: str) -> Iterator[Finding]:
 
 def _keyed_codes(text: str) -> Iterator[Finding]:
     """A number keyed in to open something, or a lock was set to."""
-    if _THREE_DIGITS.search(text) is None:
+    if _DIGIT.search(text) is None:
         return
     if "#" in text:
         for hashed in _HASH_KEYED.finditer(text):
@@ -3126,7 +3154,8 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
             if quoted is not None and _DIGIT.search(quoted.group()):
                 yield Finding("password keyed in", *quoted.span())
             continue
-        if value is None and m.lastgroup == "keyed":
+        # "keys in" a token is as often the noun ("keeps API keys in 1Password").
+        if value is None and m.lastgroup == "keyed" and not lowered.startswith("keys", m.start()):
             token = _KEYED_TOKEN.match(text, m.end())
             if (
                 token is not None
@@ -3163,7 +3192,7 @@ _APPROXIMATE = re.compile(
 _PLACE_NUMBER = re.compile(
     r"\b(?:rooms?|flat|unit|apartment|apt|suite|house|building|block|bay|spot|space|platform|"
     r"bus|route|line|number|no|tel|phone|ext|extension|postcode|zip|area code|model|version)"
-    r"\.?\s*#?\s*$|(?:房间|房号|区号|电话|分机|型号|车次|公交|门牌)\s*$",
+    r"\.?\s*#?\s*$|(?:房间|房号|区号|电话|分机|型号|车次|公交|门牌|栋|幢|单元|楼|层|室)\s*$",
     re.IGNORECASE,
 )
 
@@ -3245,7 +3274,7 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\b(?:security|secret|verification|recovery) questions?\b[^.;\n]{0,80}?\b(?:(?:set"
     r"|changed|made|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answers? to [\"'“‘]"
     + _QUESTION
-    + r"|answer(?:ed|s)(?: with| as)?|called|named)\b"
+    + r"|answer(?:ed|s)?(?: with| as)?|called|named)\b"
     r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
     r"|问[「“\"][^」”\"\n]{2,30}[」”\"][^。；;\n]{0,24}?答案"
 )

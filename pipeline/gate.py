@@ -139,18 +139,19 @@ _EPHEMERAL = [
             "the present moment",
         ),
         (
-            r"(?:很|有点儿?|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张|窝火|"
+            r"(?:很|有点儿?|有啲|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张|窝火|"
             r"火大|郁闷|委屈|憋屈|沮丧|生气|恼火)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
-            r"在等|等着|堵车|堵在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|晒伤|晒得|烫伤|划伤|"
+            r"在等|等着|堵车|堵在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|锁在.{0,4}里|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
             # battery nearly out; a bus missed; a thing to give back.
             r"排队|排紧队|啱啱|等紧|在[^，。；等]{1,10}等(?![级于同待等])|"
             r"(?:只剩|剩下?|得返|只有)百分之[^，。；]{1,4}电|快没电|"
             r"(?:搭唔切|赶不上|没赶上|错过了?|冇搭到)[^，。；]{0,6}(?:班|车|巴士|地铁|航班|船|van)|"
-            r"(?:要|得|需要)(?:将|把)[^，。；]{0,12}还(?:返|给|回)|要去(?:取|拿|接|还|退)|"
+            r"(?:要|得|需要)(?:将|把)[^，。；]{0,12}还(?:返|给|回)|要回?去(?:取|拿|接|还|退)|"
+            r"刚(?:发现|到|回|下班|出门|进门|醒|收到|接到)|爆胎|抛锚|"
             r"前面还有[^，。；]{0,6}(?:人|个|位|桌|号)|(?:航班|班机|火车|高铁|动车|车|船)[^，。；]{0,3}"
             r"(?:延误|晚点|取消了)",
             "a passing state",
@@ -182,10 +183,12 @@ _SPECULATIVE = [
         # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
         r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
-        r"好像|似乎|或许|感觉|估计|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
+        r"好像|似乎|或许|感觉|估计(?!分量|重量|数量|用量|时间|距离|价格|成本)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
-        r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么)",
+        r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么)|"
+        # A conclusion with its thin evidence: "应该做咗好多年 因为好熟悉每条航线".
+        r"应该[^，。；]{1,12}[，,]\s*因为",
     )
 ]
 
@@ -195,11 +198,13 @@ _SMALL_TALK = [
         r"\b(?:(?<!be )greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)|thanked|"
         r"says? (?:hello|hi|hey))\b",
         # A greeting quoted, in any language; praise of the assistant itself.
-        r"\b(?:said|says|told the (?:assistant|ai|bot)|wished(?: the (?:assistant|ai|bot))?)"
+        r"\b(?:said|says|wrote|texted|typed|replied|told the (?:assistant|ai|bot)|wished"
+        r"(?: the (?:assistant|ai|bot))?)"
         r"[\s:,]*[\"'“‘]\s*(?:hello|hi|hey|hiya|yo|morning|evening|good ?(?:night|morning|evening|"
-        r"bye)|bye|see ya|cheers|thanks|thank you|ta|hola|buenas|buenos|bonjour|bonsoir|salut|"
-        r"ciao|hallo|guten|namaste|salaam|konnichiwa|ni ?hao|obrigad[oa]|gracias|merci|danke|"
-        r"grazie|boa|bom dia|buona|adi[oó]s|tsch[uü]ss|arigato|shukran|xie ?xie|brb|ttyl|gtg)\b|"
+        r"bye)|bye|see ya|cheers|thanks|thank you|ta|ty|thx|tysm|hola|buenas|buenos|bonjour|"
+        r"bonsoir|salut|ciao|hallo|guten|namaste|salaam|konnichiwa|ni ?hao|obrigad[oa]|gracias|"
+        r"merci|danke|grazie|boa|bom dia|buona|adi[oó]s|tsch[uü]ss|arigato|shukran|xie ?xie|brb|"
+        r"ttyl|gtg)\b|"
         r"\btold the (?:assistant|ai|bot) (?:that )?(?:it|it's|it is|it was|it had)\b",
         r"\bhow are you\b|\bchatted\b|\bhad a conversation\b|"
         r"\b(?:the |this |today's )?(?:conversation|chat)(?: today)? (?:was|is) (?:mostly |mainly |"
@@ -228,7 +233,7 @@ _SMALL_TALK = [
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"
         r"(?:和|跟|与|同|向|让|被|给)助[手理](?:[^，。；要想请应必需希望喜欢]){0,12}(?:了|咗)|开玩笑|"
         r"(?:和|跟|与|同)助[手理](?:[^，。；]{0,2})(?:吹水|倾偈|闲聊|聊天|聊起|斗嘴|抬杠|讲笑|说笑)|"
-        r"(?:讲|说)(?:了|咗)?(?:个|一个)笑话|"
+        r"(?:讲|说)(?:了|咗)?(?:个|一个)[^，。；]{0,16}笑话|"
         r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过|咗)?助[手理](?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
         r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)",
@@ -238,6 +243,10 @@ _SMALL_TALK = [
 _OWN_DOUBT = re.compile(
     r"\b(?:user|she|he|they)(?:'s| is| was| are| were| feels?| felt| remains?)(?: still)? "
     r"(?:unsure|uncertain|not sure)\b"
+    # The hedge in what the user says of themselves: "Lin says she's probably the loudest
+    # parent at every gala".
+    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they)(?:'s|'re|’s"
+    r"|’re| is| are) (?:probably|likely|maybe|perhaps)\b"
 )
 # Talk that happens always, every day or whenever something happens is a habit of the
 # user's, not this conversation's.

@@ -358,6 +358,8 @@ def _nouns(text: str) -> list[re.Match[str]]:
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
+# What a number after it is the address of: a building, a unit, a floor, a room.
+_ADDRESS_BEFORE = re.compile(r"(?:栋|幢|座|单元|楼|层|室)\s*$")
 _NAMED_BEFORE = re.compile(
     r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
     r"\s*(?:是|为|:|：|\bis\b)?\s*$",
@@ -398,6 +400,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             span = _value_span(text, m, previous=after[i - 1].group() if i else "", next_=after)
             if weak and span and _has_letters(span[2]) and not _long_code(span[2]):
                 continue
+            if span and span[2].isalpha() and word.endswith("s") and not word.endswith("ss"):
+                continue  # "lock combinations Bernadette mentions": a plural names no one word
             if weak and not linked and i and _names_a_model(after[i - 1].group()):
                 continue  # "router is a Fritz!Box 7590": a model's number, not a code
             if weak and i and after[i - 1].group().strip(_TRIM).lower() in _PLACE_WORDS:
@@ -411,6 +415,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
             span = _value_span(text, m, previous=prev, next_=before[i + 1 :])
             if weak and span and _has_letters(span[2]):
                 continue
+            if _ADDRESS_BEFORE.search(text, max(clause_start, m.start() - 4), m.start()):
+                continue  # "住在 3 栋 1502 家门锁是…": a flat's number
             if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
                 continue
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):

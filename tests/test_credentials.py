@@ -1089,6 +1089,15 @@ PROBED_SECRETS = [
     ("柜子是四位密码，前两位是三六，后两位是零二。", "三六，后两位是零二"),
     ("The CVC is printed on the back: 7, 1, 5.", "7, 1, 5"),
     ("The NAS backup passphrase is copper lantern 19 meadow.", "copper lantern 19 meadow"),
+    (
+        "Ines logs on by typing capital Q, u, i, l, l, four, four, at sign.",
+        "capital Q, u, i, l, l, four, four, at sign",
+    ),
+    (
+        "He unlocks the tablet with 'Heron' followed by nineteen eighty-one.",
+        "'Heron' followed by nineteen eighty-one",
+    ),
+    ("Security question 'first school' — his answer is Ashgrove.", "Ashgrove"),
 ]
 
 
@@ -1112,6 +1121,9 @@ PROBED_SECRETS = [
         "User's passphrase is four random words.",
         "The restic passphrase is 12 words long.",
         "The team won 4, 1, 2 games across the three seasons.",
+        "Never store the door codes Marguerite mentions.",
+        "用户住在 5 栋 2203，家里装的是指纹锁。",
+        "User keeps API keys in 1Password and injects them at run time.",
         "用户家的Wi-Fi名字是 ChinaNet-5G，然后密码贴在路由器背面。",
     ],
 )

@@ -110,6 +110,14 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("老周的高铁晚点了，在站台上等", "ephemeral"),
         ("洗好的衣服在干洗店，她要去取", "ephemeral"),
         ("用户在医院挂号，前面还有二十个人", "ephemeral"),
+        # Cantonese "a bit" and "sprained"; just arrived; a breakdown on the road.
+        ("佢隻手扭到，有啲痛", "ephemeral"),
+        ("用户刚到机场，在找值机柜台", "ephemeral"),
+        ("用户的车在高速上抛锚了", "ephemeral"),
+        # A joke told in Cantonese; thanks written; a conclusion drawn from thin evidence.
+        ("用户讲咗个关于猫嘅笑话", "small_talk"),
+        ("Omar replied 'thx!!' and logged off", "small_talk"),
+        ("佢应该住咗喺附近，因为成日见到佢", "speculative"),
         ("看样子用户以前学过法语", "speculative"),
         ("User asked about the weather", "small_talk"),
         ("ok thanks", "small_talk"),
@@ -180,6 +188,8 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "用户在社区医院等级最高的科室当护士长",  # "等级" is a grade, not waiting
         "User is too short to reach the top cupboards and keeps a step stool",
         "User's old laptop can't run the new games, so she plays on a console",
+        "用户做菜全凭经验估计用量，从不称重",  # estimating amounts, not a guess
+        "Ana says she's probably the slowest knitter in her group; she knits every evening",
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
