@@ -268,7 +268,8 @@ wheelchair-using software tester in Glasgow, a Norwegian salmon-farm diver, a Ta
 farmer, a Hong Kong ferry deckhand, a Chicago hospital chaplain, a retired jockey training
 horses and a teenage swimmer and her mum) were written by authors who saw neither the code
 nor the other parts; from heldout80 on, and heldout57, heldout58, heldout68 and heldout69,
-they are only scored. For each part the gate is compared with its own parts: the lexical
+they are never trained on (once scored, the errors of heldout84, heldout85, heldout88 and
+heldout89 were read). For each part the gate is compared with its own parts: the lexical
 rules alone; the character n-gram model alone and after the rules (the gate without the
 semantic extra); the learned judge alone (n-grams and embedding together) and the full gate
 (rules plus judge).

@@ -3062,7 +3062,7 @@ def _quoted_spelled_digits(text: str) -> Iterator[Finding]:
 # key", "got into her dad's iPhone with 190347", "在键盘输入 2468 再按确认"; and so is the
 # number a lock was set to ("the padlock was changed to 7731", "挂锁改成了 7731"). Three
 # digits or more, which may be a year ("punch 1947"); in Chinese digits the number is read
-# again as Arabic ones (`_read_in_digits`: "撤防按三三八五", "后门那个换成 五五零二"). A
+# again as Arabic ones (`_read_joined`: "撤防按三三八五", "后门那个换成 五五零二"). A
 # number a unit follows ("typed 300 words", "按 3 次") counts something.
 _KEYED = (
     r"\b(?:punch(?:es|ed|ing)?|key(?:s|ed|ing)?|tap(?:s|ped|ping)?|typ(?:e|es|ed|ing)"
