@@ -1425,10 +1425,10 @@ def _is_document_number(value: str) -> bool:
     return sum(ch.isdigit() for ch in value) >= 4
 
 
-# What a value before a noun is told to be named by: the name of a network or an account
-# is no other noun's value.
 # What a number after it is the address of: a building, a unit, a floor, a room.
 _ADDRESS_BEFORE = re.compile(r"(?:栋|幢|座|单元|楼|层|室)\s*$")
+# What a value before a noun is told to be named by: the name of a network or an account
+# is no other noun's value.
 _NAMED_BEFORE = re.compile(
     r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
     r"\s*(?:是|为|:|：|\bis\b)?\s*$",
@@ -1655,8 +1655,9 @@ _SPELLED_CHARACTER = (
     + "|".join(sorted([*_SPELLING_ALPHABET, *_DIGIT_VALUE, *_SIGN_NAMES], key=len, reverse=True))
     + r")(?![\w'’-])"
 )
-# Four characters or more, parted by commas or dashes, or by spaces; not digits alone (a
-# number, read as one elsewhere).
+# Characters spelled one by one: four or more parted by commas, dashes or spaces, not
+# digits alone (a number, read as one elsewhere); or three digits parted by marks ("the
+# CVV is on the back: 4, 0, 9").
 _LETTER_BY_LETTER = re.compile(
     rf"{_SPELLED_CHARACTER}(?:\s*[,，、\-–]\s*{_SPELLED_CHARACTER}){{2,}}"
     rf"|{_SPELLED_CHARACTER}(?:\s+{_SPELLED_CHARACTER}){{3,}}",

@@ -146,7 +146,8 @@ _EPHEMERAL = [
             r"在等|等着|堵车|堵在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|锁在.{0,4}里|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
-            # battery nearly out; a bus missed; a thing to give back.
+            # battery nearly out; a bus missed; a thing to give back or to fetch; just
+            # arrived or found; a breakdown; a queue ahead; a delay.
             r"排队|排紧队|啱啱|等紧|在[^，。；等]{1,10}等(?![级于同待等])|"
             r"(?:只剩|剩下?|得返|只有)百分之[^，。；]{1,4}电|快没电|"
             r"(?:搭唔切|赶不上|没赶上|错过了?|冇搭到)[^，。；]{0,6}(?:班|车|巴士|地铁|航班|船|van)|"
