@@ -732,8 +732,8 @@ _AUTHORITY = re.compile(
     r"|\bpermission (?:update|granted|given)\b"
     r"|(?:\bno|\bnot|n't) need\w*\b[^.;!?]{0,20}\bpermission"
     r"|\b(?:authori[sz]ed|authori[sz]ation|permitted|entitled|cleared|clearance|"
-    r"privileges?|(?<!no )(?<!without )(?<!lacks )admin(?:istrator)? (?:rights|access|mode|"
-    r"privileges|override)|root access|"
+    r"privileges?|(?<!no )(?<!without )(?<!lacks )(?<!needs )(?<!requires )admin(?:istrator)? "
+    r"(?:rights|access|mode|privileges|override)|(?<!needs )(?<!requires )root access|"
     r"developer mode|god mode|jailbr[eo]ak\w*|unrestricted|uncensored|unfiltered|"
     r"no (?:longer )?(?:restrictions?|limits?|limitations|rules|filters?|guardrails|"
     r"censorship|boundaries|policies)|without (?:any )?(?:restrictions?|limits?|filters?|"
@@ -1027,7 +1027,7 @@ def supported_by(
 # numbers (an account is where money goes) and payments never are; nor is a channel inside
 # quotes, in content the user hands over to be read ("is this email legit? '… reply to …'").
 _OWN_CHANNELS = frozenset(("a URL", "a web address", "an email address"))
-_OWNED = re.compile(r"\b(?:my|our)\b|我的|我们的|我哋|我嘅", re.IGNORECASE)
+_OWNED = re.compile(r"\b(?:my|our)\b|我的|我们|咱们|我哋|我嘅", re.IGNORECASE)
 _OWNED_REACH = 40  # characters before the channel in which the user calls it theirs
 _QUOTED_SPAN = re.compile(
     r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)|「[^」]*(?:」|$)|『[^』]*(?:』|$)|‘[^’]*(?:’|$)"
