@@ -1760,6 +1760,10 @@ def _spelled_pieces(text: str) -> list[_Piece]:
     """Values spelled letter by letter, digits in number words or in Chinese, and tokens with
     a digit: each with what its parts read as."""
     pieces: list[_Piece] = []
+
+    def read_already(m: re.Match[str]) -> bool:  # inside a piece found before
+        return any(m.start() < end and start < m.end() for start, end, _, _ in pieces)
+
     if any(ch.isascii() and ch.isalpha() for ch in text):
         for m in _LETTER_BY_LETTER.finditer(text):
             marks = list(_SPELLED_ONE.finditer(text, *m.span()))
@@ -1775,7 +1779,7 @@ def _spelled_pieces(text: str) -> list[_Piece]:
             parts = [(*k.span(), r) for k, r in zip(marks, read, strict=True)]
             pieces.append((*m.span(), "letters", parts))
         for m in _NUMBER_WORDS_RUN.finditer(text):
-            if any(m.start() < end and start < m.end() for start, end, _, _ in pieces):
+            if read_already(m):
                 continue
             parts = []
             for w in _NUMBER_WORD_READ.finditer(text, *m.span()):
@@ -1796,7 +1800,7 @@ def _spelled_pieces(text: str) -> list[_Piece]:
     for m in _DIGITS_PIECE.finditer(text):
         if _counted(text, m.end()) or _SIGNED.search(text, max(0, m.start() - 9), m.start()):
             continue  # "within 30 seconds", "at minus 15": a quantity
-        if not any(m.start() < end and start < m.end() for start, end, _, _ in pieces):
+        if not read_already(m):
             pieces.append((*m.span(), "plain", [(*m.span(), m.group())]))
     # A word before a pause is a first piece when the pause says how it is written, or when
     # it is quoted ("'Bramble' followed by nineteen fifty-two").
@@ -3064,14 +3068,16 @@ def _quoted_spelled_digits(text: str) -> Iterator[Finding]:
 # number a lock was set to ("the padlock was changed to 7731", "挂锁改成了 7731"). Three
 # digits or more, which may be a year ("punch 1947"); in Chinese digits the number is read
 # again as Arabic ones (`_read_joined`: "撤防按三三八五", "后门那个换成 五五零二"). A
-# number a unit follows ("typed 300 words", "按 3 次") counts something.
+# number a unit follows ("typed 300 words", "按 3 次") counts something. A Chinese verb of
+# keying may open a quote around what is keyed in ("输入“麻辣8866”").
+_KEYED_QUOTES = '"“「『'
 _KEYED = (
     r"\b(?:punch(?:es|ed|ing)?|key(?:s|ed|ing)?|tap(?:s|ped|ping)?|typ(?:e|es|ed|ing)"
     r"|enter(?:s|ed|ing)?)(?: in)?(?: (?:the |a )?(?:code|digits|pin|passcode|number))?"
     r"(?: as)?\s+"
     r"|\b(?:g[eo]t(?:s|ting)? (?:in|into)|unlock(?:s|ed|ing)?|open(?:s|ed|ing)?)\b"
     r"[^.;:\n\d]{0,40}?\b(?:with|using)\s+(?:the (?:code |digits |pin )?)?"
-    r"|(?:输入|键入|输|按|摁)(?:密码)?\s*[「『“\"]?"
+    rf"|(?:输入|键入|输|按|摁)(?:密码)?\s*[{_KEYED_QUOTES}]?"
 )
 _LOCK_SET = (
     r"(?:lock|keypad|safe|vault|锁|保险柜|保险箱|门(?!牌))"
@@ -3150,7 +3156,7 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
         if m is None:
             continue
         value = _KEYED_DIGITS.match(text, m.end())
-        if value is None and text[m.end() - 1] in '"“「『':
+        if value is None and text[m.end() - 1] in _KEYED_QUOTES:
             quoted = _QUOTED_KEYED.match(text, m.end())
             if quoted is not None and _DIGIT.search(quoted.group()):
                 yield Finding("password keyed in", *quoted.span())
