@@ -449,6 +449,7 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
         text = simplified(text.translate(_FULLWIDTH))
     found = _findings(text)
     found += _read_joined(text)
+    found += _read_lookalikes(text)
     # An aside between a noun and its value ("User's PIN — the one for the debit card — is
     # 4471", a Chinese one in fullwidth brackets) is read past: each line that holds one is
     # read again with its asides blanked out, position for position.
@@ -461,6 +462,44 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
             found += [Finding(f.kind, f.start + start, f.end + start) for f in _findings(plain)]
         start += len(line) + 1
     return tuple(_merge(found))
+
+
+# A label photographed and read by OCR, or typed by someone who swaps characters that look
+# alike: "INSTALLER C0DE: 4O71", "PlN 9O12", "Pa55word: Hx7-Tq2". A word that mixes letters
+# and digits, or a capital I written as a small l between capitals, is read again: as the
+# noun it spells when the look-alikes are folded together, or, when it is mostly digits, as
+# the number it spells. Each character maps to one, so every span found is the text's own.
+_LOOKALIKE_MARK = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]l[A-Z]|[A-Z]l\b|\b[lI][A-Z]")
+_LOOKALIKE_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{3,12}(?![A-Za-z0-9])")
+_FOLD_LOOKALIKES = str.maketrans("01l5834@$|7", "oiisbeaasit")
+_LOOKALIKE_NOUNS = {
+    word.translate(_FOLD_LOOKALIKES): word
+    for word in (
+        "password passcode passphrase passwd pass pwd code codes pin login key token secret"
+        " safe locker alarm door gate padlock lock combo combination wifi user username"
+        " installer master admin engineer"
+    ).split()
+}
+_LOOKALIKE_DIGITS = str.maketrans("OoIlSB", "011158")
+_MOSTLY_DIGITS = re.compile(r"[0-9OoIlSB]+")
+
+
+def _read_lookalikes(text: str) -> list[Finding]:
+    if not _LOOKALIKE_MARK.search(text):
+        return []
+    reading = _LOOKALIKE_WORD.sub(_unconfused, text)
+    return _findings(reading) if reading != text else []
+
+
+def _unconfused(m: re.Match[str]) -> str:
+    word = m.group()
+    noun = _LOOKALIKE_NOUNS.get(word.lower().translate(_FOLD_LOOKALIKES))
+    if noun is not None and noun != word.lower():
+        return noun.upper() if word.isupper() else noun
+    digits = sum(ch.isdigit() for ch in word)
+    if 0 < digits < len(word) and 2 * digits >= len(word) and _MOSTLY_DIGITS.fullmatch(word):
+        return word.translate(_LOOKALIKE_DIGITS)
+    return word
 
 
 def _read_joined(text: str) -> Iterator[Finding]:

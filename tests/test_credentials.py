@@ -57,6 +57,7 @@ NEWER_KINDS = (
     "_command_passwords",
     "_password_shaped",
     "_read_joined",
+    "_read_lookalikes",
     "_composed_values",
     "_sort_code_pairs",
     "_quoted_spelled_digits",
@@ -1098,6 +1099,10 @@ PROBED_SECRETS = [
         "'Heron' followed by nineteen eighty-one",
     ),
     ("Security question 'first school' — his answer is Ashgrove.", "Ashgrove"),
+    # A label read by OCR, with letters and digits that look alike swapped.
+    ("OCR of the alarm panel label: 'INSTALLER C0DE: 4O71'.", "4O71"),
+    ("The photo of the sticker reads 'Pa55word: Hx7-Tq2'.", "Hx7-Tq2"),
+    ("The label on the cash box says 'PlN 9O12'.", "9O12"),
 ]
 
 
@@ -1125,6 +1130,9 @@ PROBED_SECRETS = [
         "用户住在 5 栋 2203，家里装的是指纹锁。",
         "User keeps API keys in 1Password and injects them at run time.",
         "用户家的Wi-Fi名字是 ChinaNet-5G，然后密码贴在路由器背面。",
+        "User takes 1OO mg of B12 and drives a VW Golf GTI.",
+        "The door of room B1O2 sticks; the gate code changed last year.",
+        "User's band is called C0DE and plays at the Lock Inn.",
     ],
 )
 def test_pieces_and_amounts_that_are_no_value_are_not_found(text: str) -> None:
