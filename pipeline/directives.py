@@ -1039,9 +1039,12 @@ _QUOTED_SPAN = re.compile(
 def _own_channel(channel: str, what: str, user_text: str | None) -> bool:
     if user_text is None or what not in _OWN_CHANNELS:
         return False
-    at = user_text.lower().find(channel.lower())
+    at = user_text.lower().find(channel.rstrip(".,;:!?)").lower())
     if at < 0 or any(q.start() < at < q.end() for q in _QUOTED_SPAN.finditer(user_text)):
         return False
+    if _own_request(user_text):
+        return True  # a request of their own that names the link ("just the official
+        # icecast.org pages please")
     owned = _OWNED.search(user_text, max(0, at - _OWNED_REACH), at) is not None
     return owned and speaks_for_user(user_text)
 
