@@ -540,7 +540,7 @@ def _joinable_lines(text: str) -> set[int]:
     lowered = text.lower()
     if len(lowered) != len(text):  # a letter whose lower case is longer ("İ"): every line
         return {0} | {m.end() for m in re.finditer("\n", text)}
-    marks = [_GOES_ON_LOWER, _SINGLE_BETWEEN_MARKS, _DIGIT_WORD_PAIR]
+    marks = [_GOES_ON_LOWER, _SINGLE_BETWEEN_MARKS, _DIGIT_WORD_PAIR, _SPELLING_PAIR]
     found = [m.start() for mark in marks for m in mark.finditer(lowered)]
     found += (m.start() for m in _SPACED_CAPITALS.finditer(text))
     if has_cjk(text):
@@ -1689,10 +1689,13 @@ _SIGN_NAMES = {
     "hash": "#", "dollar sign": "$", "percent sign": "%", "ampersand": "&", "asterisk": "*",
     "underscore": "_", "hyphen": "-", "full stop": ".", "dot": ".", "plus sign": "+",
 }  # fmt: skip
+# A Chinese digit among them stands for its digit ("K-N-I-G-H-T-七-七-三"); a dash parts
+# single characters but not a word's pieces ("T-shirt", "e-mail").
 _SPELLED_CHARACTER = (
-    r"(?<![\w'’-])(?:(?:capital|upper[- ]?case|small|lower[- ]?case) )?(?:[A-Za-z0-9]|"
+    r"(?<![\w'’])(?<![A-Za-z]{2}-)(?:(?:capital|upper[- ]?case|small|lower[- ]?case) )?"
+    r"(?:[A-Za-z0-9零〇一二三四五六七八九]|"
     + "|".join(sorted([*_SPELLING_ALPHABET, *_DIGIT_VALUE, *_SIGN_NAMES], key=len, reverse=True))
-    + r")(?![\w'’-])"
+    + r")(?![\w'’])(?!-[A-Za-z]{2})"
 )
 # Characters spelled one by one: four or more parted by commas, dashes or spaces, not
 # digits alone (a number, read as one elsewhere); or three digits parted by marks ("the
@@ -1727,6 +1730,10 @@ _DIGIT_WORD_PAIR = re.compile(
     r"|sixty|seventy|eighty|ninety|ten|eleven|twelve|\w+teen)"
 )
 _SPACED_CAPITALS = re.compile(r" [A-Z0-9] [A-Z0-9] ")
+_SPELLING_PAIR = re.compile(
+    rf"\b(?:{'|'.join(_SPELLING_ALPHABET)})[\s,，、\-–]+"
+    rf"(?:{'|'.join([*_SPELLING_ALPHABET, *_DIGIT_VALUE])}|[a-z0-9])\b"
+)
 _HAN_DIGITS_RUN = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT}){{2,}}")
 _HAN_DIGITS_PIECE = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT})*")
 # What follows a count, not a digit ("六位", "一个", "三十秒", "后两码"); a sign before a
@@ -1762,6 +1769,18 @@ _HOW_WRITTEN = re.compile(
     r"\b(?:lower|upper)[- ]?case\b|\b(?:caps|capitals)\b|\bno spaces?\b|小写|大写",
     re.IGNORECASE,
 )
+# A remark on how a piece is written is a pause of its own ("harvest, all lower case, nine
+# nine").
+_HOW_WRITTEN_PAUSE = re.compile(
+    r"[\s,，]*(?:all |in |no )?(?:(?:lower|upper)[- ]?case|caps|capitals|spaces?)[\s,，]*"
+    r"|[\s,，]*(?:小写|大写)[\s,，]*",
+    re.IGNORECASE,
+)
+# The hash key after a code enters it ("2580 then the hash key"): no piece of the value.
+_SIGN_PIECE = re.compile(
+    rf"\b(?:an? )?({'|'.join(n for n in _SIGN_NAMES if n != 'hash')})\b(?![\w'’-])",
+    re.IGNORECASE,
+)
 _WORD_BEFORE_PAUSE = re.compile(
     r"(?P<quote>[\"'‘“])(?P<word>[A-Za-z]{3,})[\"'’”](?=\s)"
     r"|(?<![A-Za-z0-9])(?P<word2>[A-Za-z]{3,})(?=[,，])"
@@ -1775,7 +1794,7 @@ def _spelled_as(said: str) -> str:
     case, _, mark = said.rpartition(" ") if said.lower().startswith(_CASE_WORDS) else ("", "", said)
     lowered = mark.lower()
     read = _SPELLING_ALPHABET.get(lowered) or _DIGIT_VALUE.get(lowered)
-    read = read or _SIGN_NAMES.get(said.lower()) or mark
+    read = read or _SIGN_NAMES.get(said.lower()) or mark.translate(_HAN_TO_DIGIT)
     if case.lower().startswith(("capital", "upper")):
         return read.upper()
     return read.lower() if case else read
@@ -1836,6 +1855,10 @@ def _spelled_pieces(text: str) -> list[_Piece]:
                 for i, ch in enumerate(m.group(), m.start())
             ]
             pieces.append((*m.span(), "han", parts))
+    # A sign said by name after a pause ("nine nine, then an exclamation mark").
+    for m in _SIGN_PIECE.finditer(text):
+        if not read_already(m):
+            pieces.append((*m.span(), "sign", [(*m.span(), _SIGN_NAMES[m.group(1).lower()])]))
     for m in _DIGITS_PIECE.finditer(text):
         if _counted(text, m.end()) or _SIGNED.search(text, max(0, m.start() - 9), m.start()):
             continue  # "within 30 seconds", "at minus 15": a quantity
@@ -1850,7 +1873,7 @@ def _spelled_pieces(text: str) -> list[_Piece]:
             quoted = m.group("quote") is not None
             if (
                 _PAUSE.fullmatch(between)
-                and _GOES_ON.search(between)
+                and (_GOES_ON.search(between) or _HOW_WRITTEN_PAUSE.fullmatch(between))
                 and (quoted or _HOW_WRITTEN.search(between))
             ):
                 word = m.group("word") or m.group("word2")
@@ -1869,7 +1892,7 @@ def _joining_edits(text: str) -> list[tuple[int, int, str]]:
             _, _, kind, parts = group[0]
             digits = sum(len(r) for _, _, r in parts)
             if (
-                kind == "plain"
+                kind in ("plain", "sign")
                 or (kind == "words" and len(parts) < 2)
                 or (kind == "han" and digits < 3)
             ):
@@ -1884,7 +1907,8 @@ def _joining_edits(text: str) -> list[tuple[int, int, str]]:
     for piece in pieces:
         if group:
             between = text[group[-1][1] : piece[0]]
-            if _PAUSE.fullmatch(between) and _GOES_ON.search(between) and _one_value(between):
+            goes_on = _GOES_ON.search(between) or _HOW_WRITTEN_PAUSE.fullmatch(between)
+            if _PAUSE.fullmatch(between) and goes_on and _one_value(between):
                 group.append(piece)
                 continue
             close(group)
@@ -2356,7 +2380,10 @@ def _is_value(value: str, *, linked: bool) -> bool:
         )
     if symbols and (digits or linked) and len(value) >= 6 and not _is_plain_word(value):
         return True  # "Zx9!qLm2"; unlinked symbol runs such as "(prompt+completion)" are not
-    return linked and len(value) >= 6 and letters == len(value) and not _is_known_word(value)
+    if not linked or len(value) < 6 or letters != len(value) or _is_known_word(value):
+        return False
+    # A noun of its own is no value: "a combination padlock", "combination padlocks".
+    return _sensitive_noun_any_case().fullmatch(value.removesuffix("s")) is None
 
 
 # The names of key types and ciphers: "an ed25519 SSH key" says what kind, not which.
@@ -2912,6 +2939,22 @@ _TURN = (
 )  # compiled on first use, with the flag below
 _LOCK_WORDS = r"safe|lock|combination|dial|vault|保险柜|保险箱|锁|密码柜"  # on lower case
 _TURN_GAP = 16  # characters between one turn's number and the next turn
+
+
+@cache
+def _dial_sequence() -> re.Pattern[str]:
+    """A dial turned to three numbers or more, one after another, without directions:
+    "turn the dial to 14, then 31, then 8", "swings the dial to twenty-six, then eleven,
+    then thirty-eight"."""
+    number = rf"(?:(?<![\d.])\d{{1,2}}(?![\d%:]|\.\d)|{_NUMBER_WORD})"
+    then = r"\s*,?\s*(?:and\s+)?then\s+(?:to\s+|back\s+to\s+)?"
+    return re.compile(
+        rf"\b(?:dial|it|wheels?|numbers?)\s+(?:round\s+|around\s+)?to\s+({number})"
+        rf"(?:{then}{number}){{2,}}",
+        re.IGNORECASE,
+    )
+
+
 _DIAL_REACH = 160  # characters either side of a lock word in which its turns are read
 MIN_TURNS = 3
 
@@ -2931,6 +2974,8 @@ def _dial_turns(text: str) -> Iterator[Finding]:
             windows.append([start, end])
     turn = re.compile(_TURN, re.IGNORECASE)
     for start, end in windows:
+        for m in _dial_sequence().finditer(text, start, min(end, len(text))):
+            yield Finding("dial combination", m.start(1), m.end())
         run: list[re.Match[str]] = []
         for m in turn.finditer(text, start, min(end, len(text))):
             if run and m.start() - run[-1].end() > _TURN_GAP:
@@ -3138,8 +3183,9 @@ def _keyed_pattern() -> re.Pattern[str]:
 # A password keyed in: letters and digits (or signs) together, five characters or more
 # ("然后输入 xiaoqi0713 就能上网").
 _KEYED_TOKEN = re.compile(
-    r"(?=[A-Za-z0-9@#$%&*_.!-]*[A-Za-z])(?=[A-Za-z0-9@#$%&*_.!-]*[0-9@#$%&*_!])"
-    r"[A-Za-z0-9@#$%&*_.!-]{4,31}[A-Za-z0-9@#$%&*_!-](?=\.?(?![A-Za-z0-9@#$%&*_.!-]))"
+    r"(?=[A-Za-z0-9@#$%&*_.!/-]*[A-Za-z])(?=[A-Za-z0-9@#$%&*_.!/-]*[0-9@#$%&*_!])"
+    r"[A-Za-z0-9@#$%&*_.!-](?:[A-Za-z0-9@#$%&*_.!/-]{3,30})[A-Za-z0-9@#$%&*_!-]"
+    r"(?=\.?(?![A-Za-z0-9@#$%&*_.!/-]))"
 )
 # What is keyed in to find a booking or a parcel is its reference, not a password.
 _REFERENCE = re.compile(
@@ -3307,7 +3353,7 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
     r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification|memorable(?:[- ]word)?"
     r"|[\w'’-]*maiden[- ]name)"
-    r" questions?\b"
+    r"[\"'”’]? questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"
     r"verification|log-?in|sign-?in|reset)\b)"
     r"|\b(?:recovery|security|verification|reset)\b[^.;\n]{0,60}?\banswers? to [\"'“‘]"
@@ -3328,6 +3374,7 @@ _SHOUTED = re.compile(r"\s+(?:[A-Z]{4,}|[A-Za-z]*\d[A-Za-z\d]*)(?![\w'’-])")
 # A noun that ends in its own link ("… set the answer to", "… security question, the first
 # pet was called"): the value follows at once.
 _LINKED_ANSWER = (" to", " as", " with", " answers", " answered", " called", " named")
+_ARTICLE_BEFORE_NAME = re.compile(r"(?:the|a|an) (?=[A-Z])")
 _ANSWER_TAIL_WORDS = 3  # "… set the answer to Biscuit the iguana": a name of a few words
 _SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "question", "答案", "密保")
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
@@ -3375,6 +3422,9 @@ def _security_answers(text: str) -> Iterator[Finding]:
             if close > start + 1 and close - start <= 64 and "\n" not in text[start:close]:
                 yield Finding("security answer", start + 1, close)
             continue
+        article = _ARTICLE_BEFORE_NAME.match(text, start)
+        if article:  # "was the Morning Star II"
+            start = article.end()
         token = _VALUE_TOKEN.match(text, start) or cjk_run.match(text, start)
         if token is None:
             continue
@@ -3386,7 +3436,16 @@ def _security_answers(text: str) -> Iterator[Finding]:
         if tail and (has_cjk(tail) or len(tail.split()) > _ANSWER_TAIL_WORDS):
             continue
         value = token.group().strip(_TRIM)
-        if value and (value[0].isupper() or not value.isalpha() or has_cjk(value)):
+        # A word of its own making ends the clause: "memorable word … is badgerwatch", not
+        # "is lowercase".
+        coined = (
+            not tail
+            and value.isalpha()
+            and len(value) >= 5
+            and not _is_known_word(value)
+            and not _HOW_WRITTEN.search(value)
+        )
+        if value and (value[0].isupper() or not value.isalpha() or has_cjk(value) or coined):
             begin = token.start() + len(token.group()) - len(token.group().lstrip(_TRIM))
             end = text.index(tail, token.end()) + len(tail) if tail else begin + len(value)
             yield Finding("security answer", begin, end)

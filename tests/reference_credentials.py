@@ -569,7 +569,10 @@ def _is_value(value: str, *, linked: bool) -> bool:
         )
     if symbols and (digits or linked) and len(value) >= 6 and not _is_plain_word(value):
         return True  # "Zx9!qLm2"; unlinked symbol runs such as "(prompt+completion)" are not
-    return linked and len(value) >= 6 and letters == len(value) and not _is_known_word(value)
+    if not linked or len(value) < 6 or letters != len(value) or _is_known_word(value):
+        return False
+    # A noun of its own is no value: "a combination padlock", "combination padlocks".
+    return _SENSITIVE_NOUN.fullmatch(value.removesuffix("s")) is None
 
 
 # The names of key types and ciphers: "an ed25519 SSH key" says what kind, not which.

@@ -1103,6 +1103,31 @@ PROBED_SECRETS = [
     ("OCR of the alarm panel label: 'INSTALLER C0DE: 4O71'.", "4O71"),
     ("The photo of the sticker reads 'Pa55word: Hx7-Tq2'.", "Hx7-Tq2"),
     ("The label on the cash box says 'PlN 9O12'.", "9O12"),
+    # Spelled one by one with Chinese digits among the letters, or in the phonetic alphabet
+    # with capitals; a word, a remark on its case and digits, with no "then" between.
+    ("小林报后台管理员密码：D、I、C、E、七、七、R、O、L、L。", "D、I、C、E、七、七、R、O、L、L"),
+    ("The door code, spelled: Kilo, Seven, Echo, Two, Tango.", "Kilo, Seven, Echo, Two, Tango"),
+    (
+        "Ruth's database password: harvest, all lower case, nine nine, then an exclamation mark.",
+        "harvest, all lower case, nine nine",
+    ),
+    # A dial turned to numbers one after another, without directions.
+    ("To get into pump shed two you turn the dial to 14, then 31, then 8.", "14, then 31, then 8"),
+    (
+        "Morag swings the dial to twenty-six, then eleven, then thirty-eight.",
+        "twenty-six, then eleven, then thirty-eight",
+    ),
+    # A security answer after an article, a coined word, a question quoted inside quotes.
+    (
+        "Her answer to the harbour office's security question was the Morning Star II.",
+        "Morning Star II",
+    ),
+    ("Fen said her memorable word for online banking is badgerwatch.", "badgerwatch"),
+    (
+        "The answer Priya set for the portal's 'mother's maiden name' question is Okonkwo.",
+        "Okonkwo",
+    ),
+    ("连的时候输 abc/2024/gas 就行。", "abc/2024/gas"),
 ]
 
 
@@ -1133,6 +1158,12 @@ PROBED_SECRETS = [
         "User takes 1OO mg of B12 and drives a VW Golf GTI.",
         "The door of room B1O2 sticks; the gate code changed last year.",
         "User's band is called C0DE and plays at the Lock Inn.",
+        "The co-op's tool cage has a combination padlock; only shift leads know the combination.",
+        "The kit lockers have four-digit combination padlocks that are reset every quarter.",
+        "Her memorable word is lowercase.",
+        "User wears a T-shirt to her A-level exams and checks e-mail after.",
+        "Set the oven dial to 180, then 200 for the last ten minutes.",
+        "User types cd docs/2024/q3 to reach the reports.",
     ],
 )
 def test_pieces_and_amounts_that_are_no_value_are_not_found(text: str) -> None:
