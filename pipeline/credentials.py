@@ -3364,9 +3364,8 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\bmaiden[- ]name(?:\s+answers?\b|(?=[^.;\n]*\b(?:recovery|security|verification|"
     r"verify|log-?in|sign-?in|reset)\b))"
     r"|\b(?:security|secret|verification|recovery) questions?\b[^.;\n]{0,80}?\b(?:(?:set"
-    r"|changed|made|gave|chose|picked|put)\b[^.;\n]{0,20}?\banswers? (?:to|as)|answers? to [\"'“‘]"
-    + _QUESTION
-    + r"|answer(?:ed|s)?(?: with| as)?|called|named)\b"
+    r"|changed|made|gave|chose|picked|put)\b[^.;\n]{0,20}?\b(?:answers?|it) (?:to|as)"
+    r"|answers? to [\"'“‘]" + _QUESTION + r"|answer(?:ed|s)?(?: with| as)?|called|named)\b"
     r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
     r"|问[「“\"][^」”\"\n]{2,30}[」”\"][^。；;\n]{0,24}?答案"
 )

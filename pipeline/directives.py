@@ -1069,6 +1069,8 @@ def _own_request(user_text: str) -> bool:
 _STANDING_ZH = re.compile(
     r"以后|今后|往后|从现在起|每次|每回|凡是|任何|一律|总是|永远|始终|一直|都|不要再|别再|不许再"
     r"|的话|如果|要是|假如|只要"
+    # An order not to do something for the user ("别给我发什么淘宝链接", "唔使幫我換人民幣").
+    r"|(?:别|不要|不用|唔好|唔使|甭)再?(?:给|帮|同|俾|跟|替)我"
 )
 
 

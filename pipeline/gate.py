@@ -249,6 +249,12 @@ _OWN_DOUBT = re.compile(
     r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they)(?:'s|'re|’s"
     r"|’re| is| are) (?:probably|likely|maybe|perhaps)\b"
 )
+# A guess the user then confirmed is what they said: "It looked as if he might play an
+# instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".
+_CONFIRMED = re.compile(
+    r"\b(?:confirmed|confirms|verified) (?:it|that|this|the guess|as much)\b"
+    r"|\b(?:she|he|they|user) (?:confirmed|confirms)\b|确认了|证实了"
+)
 # Talk that happens always, every day or whenever something happens is a habit of the
 # user's, not this conversation's.
 _HABITUAL = re.compile(
@@ -423,7 +429,9 @@ def screen_rules(
         if reason in ("small_talk", "ephemeral") and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if reason == "speculative" and (
-            _OWN_DOUBT.search(folded) or is_assistant_rule(stripped, subject)
+            _OWN_DOUBT.search(folded)
+            or _CONFIRMED.search(folded, at)
+            or is_assistant_rule(stripped, subject)
         ):
             continue  # "User is unsure whether to stay in nursing"; "remind him it is probably
             # a scam": the user's own doubt, or what a rule has the assistant say

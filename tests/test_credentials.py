@@ -1128,6 +1128,7 @@ PROBED_SECRETS = [
         "Okonkwo",
     ),
     ("连的时候输 abc/2024/gas 就行。", "abc/2024/gas"),
+    ("Security question 'first pet?' — she set it to Snúlla.", "Snúlla"),
 ]
 
 

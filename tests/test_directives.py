@@ -367,6 +367,8 @@ def test_a_rule_far_in_meaning_from_the_message_is_supported_only_by_a_sure_requ
         ("帮我总结一下这篇文章，每次都写得好长", False),  # content handed over
         ("拜托以后都附上出处", True),
         ("你有上网查的话把出处附上", True),  # a condition: a standing request too
+        ("别给我发什么论坛帖子，附上出处链接就行", True),  # an order not to do something
+        ("不要帮我改格式，文章里的出处链接保持原样", True),
     ],
 )
 def test_a_chinese_rule_in_other_words_needs_a_standing_request(

@@ -190,6 +190,9 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "User's old laptop can't run the new games, so she plays on a console",
         "用户做菜全凭经验估计用量，从不称重",  # estimating amounts, not a guess
         "Ana says she's probably the slowest knitter in her group; she knits every evening",
+        # A guess the user then confirmed.
+        "It looked as if he might play an instrument, and he confirmed it: the cello",
+        "The assistant had guessed Budapest and Elena confirmed it: she grew up there",
     ],
 )
 def test_durable_facts_are_accepted(content: str) -> None:
