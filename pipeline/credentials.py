@@ -469,7 +469,11 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
 # and digits, or a capital I written as a small l between capitals, is read again: as the
 # noun it spells when the look-alikes are folded together, or, when it is mostly digits, as
 # the number it spells. Each character maps to one, so every span found is the text's own.
-_LOOKALIKE_MARK = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]l[A-Z]|[A-Z]l\b|\b[lI][A-Z]")
+# (Each branch opens with one character, which the engine looks for before it looks around.)
+_LOOKALIKE_MARK = re.compile(
+    r"[0-9](?:(?<=[A-Za-z][0-9])|(?=[A-Za-z]))"
+    r"|l(?:(?<=[A-Z]l)(?=[A-Z]|\b)|(?<=\bl)(?=[A-Z]))|I(?<=\bI)(?=[A-Z])"
+)
 _LOOKALIKE_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{3,12}(?![A-Za-z0-9])")
 _FOLD_LOOKALIKES = str.maketrans("01l5834@$|7", "oiisbeaasit")
 _LOOKALIKE_NOUNS = {
@@ -485,10 +489,19 @@ _MOSTLY_DIGITS = re.compile(r"[0-9OoIlSB]+")
 
 
 def _read_lookalikes(text: str) -> list[Finding]:
+    """Each line that holds a look-alike read again (a long listing only on those lines)."""
     if not _LOOKALIKE_MARK.search(text):
         return []
-    reading = _LOOKALIKE_WORD.sub(_unconfused, text)
-    return _findings(reading) if reading != text else []
+    found: list[Finding] = []
+    start = 0
+    for line in text.split("\n"):
+        if _LOOKALIKE_MARK.search(line):
+            reading = _LOOKALIKE_WORD.sub(_unconfused, line)
+            if reading != line:
+                read = _findings(reading)
+                found += (Finding(f.kind, f.start + start, f.end + start) for f in read)
+        start += len(line) + 1
+    return found
 
 
 def _unconfused(m: re.Match[str]) -> str:
@@ -600,6 +613,15 @@ def _findings(text: str) -> list[Finding]:
     # A password's shape is the last reading: a value another kind names keeps its name.
     found += (f for f in _password_shaped(text) if not _overlaps(f, found))
     return found
+
+
+def _lower_in_place(text: str) -> str:
+    """`text` in lower case, each character where it was: a letter whose lower case is
+    longer ("İ") is kept as written, so a span of one is a span of the other."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
 
 
 def _overlaps(finding: Finding, found: list[Finding]) -> bool:
@@ -907,9 +929,7 @@ def _identity_numbers(text: str) -> Iterator[Finding]:
     """Numbers in the clause of an identity noun that the noun's validators accept."""
     if _FIVE_DIGITS.search(text) is None:
         return  # every number above holds five digits or more
-    lowered = text.lower()
-    if len(lowered) != len(text):
-        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    lowered = _lower_in_place(text)
     # Building the pattern costs more than looking for each noun once; most text has none.
     if not any(noun in lowered for noun in _identity_modules()):
         return
@@ -1396,9 +1416,7 @@ def _document_numbers(text: str) -> Iterator[Finding]:
     """Numbers with four digits or more in the clause of a licence, permit or member noun."""
     if _FOUR_DIGITS.search(text) is None and _DIGIT_GROUPS.search(text) is None:
         return
-    lowered = text.lower()
-    if len(lowered) != len(text):
-        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    lowered = _lower_in_place(text)
     # The stems rule out most text before the noun pattern is built or run.
     if not _holds_stem(lowered, _DOCUMENT_STEMS, _document_stem()):
         return
@@ -1731,8 +1749,13 @@ _DIGIT_WORD_PAIR = re.compile(
 )
 _SPACED_CAPITALS = re.compile(r" [A-Z0-9] [A-Z0-9] ")
 _SPELLING_PAIR = re.compile(
-    rf"\b(?:{'|'.join(_SPELLING_ALPHABET)})[\s,，、\-–]+"
-    rf"(?:{'|'.join([*_SPELLING_ALPHABET, *_DIGIT_VALUE])}|[a-z0-9])\b"
+    r"(?<![a-z])(?:"
+    + "|".join(
+        f"{first}(?:{'|'.join(w[1:] for w in _SPELLING_ALPHABET if w[0] == first)})"
+        for first in dict.fromkeys(w[0] for w in _SPELLING_ALPHABET)
+    )
+    + r")(?=[\s,，、\-–])[\s,，、\-–]+"
+    + rf"(?:{'|'.join([*_SPELLING_ALPHABET, *_DIGIT_VALUE])}|[a-z0-9])\b"
 )
 _HAN_DIGITS_RUN = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT}){{2,}}")
 _HAN_DIGITS_PIECE = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT})*")
@@ -2001,9 +2024,7 @@ def _other_noun_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 def _other_language_values(text: str) -> Iterator[Finding]:
     """Values with a digit next to the password and code nouns of other languages, and
     codes spelled out next to any sensitive noun."""
-    lowered = text.lower()
-    if len(lowered) != len(text):
-        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    lowered = _lower_in_place(text)
     if _holds_stem(lowered, _OTHER_NOUN_STEMS, _other_noun_stem()):
         nouns, codes = _other_noun_patterns()
         for noun in nouns.finditer(lowered):
@@ -3231,7 +3252,7 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
     if "#" in text:
         for hashed in _HASH_KEYED.finditer(text):
             yield Finding("code keyed in", *hashed.span())
-    lowered = text.lower()
+    lowered = _lower_in_place(text)
     if not any(stem in lowered for stem in _KEYED_STEMS):
         return  # a look for each stem is far quicker than the stem pattern on a long text
     # Read only where a stem starts: a long text is not scanned for every verb and lock.

@@ -122,6 +122,7 @@ def test_fields_redacted_together_are_redacted_as_each_alone(texts: list[str]) -
         "pa\u017fsword Zx9!qLm2",  # the long s matches "s" case-insensitively, not in lower case
         "\u212aeypad code 4471",  # the Kelvin sign matches "k"
         "İBAN DE89 3704 0044 0532 0130 00 and PIN 4471",  # lower case makes it longer
+        "İban AKIAIOSFODNN7EXAMPLE api key ",  # and a verb of keying at the very end
         "xPIN码 4471",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY= is not a key, "
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY is",
