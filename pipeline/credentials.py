@@ -1718,7 +1718,7 @@ _SPELLED_CHARACTER = (
 # Characters spelled one by one: four or more parted by commas, dashes or spaces, not
 # digits alone (a number, read as one elsewhere); or three digits parted by marks ("the
 # CVV is on the back: 4, 0, 9").
-_LETTER_BY_LETTER = re.compile(
+LETTER_BY_LETTER = re.compile(
     rf"{_SPELLED_CHARACTER}(?:\s*[,，、\-–]\s*{_SPELLED_CHARACTER}){{2,}}"
     rf"|{_SPELLED_CHARACTER}(?:\s+{_SPELLED_CHARACTER}){{3,}}",
     re.IGNORECASE,
@@ -1846,7 +1846,7 @@ def _spelled_pieces(text: str) -> list[_Piece]:
         return any(m.start() < end and start < m.end() for start, end, _, _ in pieces)
 
     if any(ch.isascii() and ch.isalpha() for ch in text):
-        for m in _LETTER_BY_LETTER.finditer(text):
+        for m in LETTER_BY_LETTER.finditer(text):
             marks = list(_SPELLED_ONE.finditer(text, *m.span()))
             read = [_spelled_as(k.group()) for k in marks]
             if all(r.isdigit() for r in read):

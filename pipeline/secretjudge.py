@@ -13,7 +13,9 @@ It speaks only when the text holds something a secret could be (`value_spans`): 
 three or more digits that is not a time, an amount, a short number a label introduces
 ("locker number 112"), a postcode or a dialling code its noun introduces ("ZIP code is
 94110") or a phone number in international form; a token of letters and
-digits; digits spelled out in words. Those spans are what a refusal redacts. Pure Python,
+digits; digits spelled out in words, numbers told in words with a pause between ("three
+one, then six eight"), characters spelled one by one ("Kilo, Seven, Echo, Two, Tango").
+Those spans are what a refusal redacts. Pure Python,
 deterministic, a fraction of a millisecond a text, and nothing is read until a text holds
 such a value.
 """
@@ -27,6 +29,7 @@ from functools import cache
 from pathlib import Path
 
 from .charjudge import NEVER, BinaryNgrams, bucket, explained, grams, load_binary
+from .credentials import LETTER_BY_LETTER as _LETTER_BY_LETTER
 from .text import has_cjk
 
 WEIGHTS_FILE = Path(__file__).parent / "judge" / "secrets.bin"
@@ -42,6 +45,15 @@ _MIXED = re.compile(
 )
 _EN_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _SPELLED = re.compile(rf"\b{_EN_DIGIT}(?:[\s,\-]+{_EN_DIGIT}){{2,}}\b", re.IGNORECASE)
+# Numbers told in words with a pause between ("three one, then six eight", "nineteen
+# fifty-two"), and characters spelled one by one ("Kilo, Seven, Echo, Two, Tango").
+_EN_NUMBER = (
+    rf"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-{_EN_DIGIT})?"
+    rf"|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|{_EN_DIGIT})"
+)
+_SPELLED_PIECES = re.compile(
+    rf"\b{_EN_NUMBER}(?:(?:[\s,\-]+|,?\s+then\s+){_EN_NUMBER})+\b", re.IGNORECASE
+)
 # Chinese digits written out ("六六零八"), or a count of one digit ("六个8", "三个五").
 _HAN_DIGITS = re.compile(
     r"[零〇一二三四五六七八九两]{3,}|[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
@@ -105,7 +117,7 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         if _UNIT_AFTER.match(text, m.end()) or text[m.start() - 1 : m.start()] in _CURRENCY_BEFORE:
             continue
         spans.append((m.start(), m.end()))
-    for pattern in (_MIXED, _SPELLED, _HAN_DIGITS):
+    for pattern in (_MIXED, _SPELLED, _SPELLED_PIECES, _HAN_DIGITS, _LETTER_BY_LETTER):
         spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
     # A model's name is printed on the box ("the disc model CFI-1216A", "型号 RX-550").
     spans = [(a, b) for a, b in spans if not _model_name(text, a)]

@@ -25,6 +25,9 @@ BACKSTOP_SECRETS = [
     "User says the studio side entrance takes 6 0 3 9 then the bell.",
     "For the shed, it is 2-2-7 and a hard pull.",
     "用户跟保洁阿姨说，进屋就是 7 3 1 9 加#。",
+    # Told in pieces with a pause, or spelled one by one, beside no noun the finder knows.
+    "Voicemail to Morag: 'for the hut panel it's three one, then six eight from Monday.'",
+    "Tomasz spelled the score-store door for me: Kilo, Seven, Echo, Two, Tango.",
 ]
 # Harmless numbers, several of them beside words that introduce secrets elsewhere.
 HARMLESS = [
@@ -53,6 +56,9 @@ def test_value_spans_are_what_a_secret_could_be() -> None:
     assert _values("it opens at six oh three nine") == ["six oh three nine"]
     assert _values("支付密码是六个8") == ["六个8"]
     assert _values("门禁是一九八七") == ["一九八七"]
+    assert _values("it's three one, then six eight") == ["three one, then six eight"]
+    assert _values("then nineteen fifty-two.") == ["nineteen fifty-two"]
+    assert _values("for me: Kilo, Seven, Echo, Two, Tango.") == ["Kilo, Seven, Echo, Two, Tango"]
 
 
 def test_value_spans_leave_out_times_amounts_labels_and_phone_numbers() -> None:
