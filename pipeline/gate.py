@@ -217,8 +217,12 @@ _SMALL_TALK = [
         r"\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         # The user and the assistant as the ones talking; what the chat was.
-        r"\b(?:user|she|he|they) and (?:the )?(?:assistant|ai|bot) (?:\w+ly )?(?:went back and "
-        r"forth|chatted|bantered|talked|debated|argued|joked|swapped|traded|compared notes)\b|"
+        # Either way round, the user by any name: "The assistant and Tomás went over how a
+        # limiter differs from a compressor".
+        r"(?:\b[\w'’-]+ and (?:the )?(?:assistant|ai|bot)|\b(?:assistant|ai|bot) and [\w'’-]+) "
+        r"(?:\w+ly )?(?:went back and forth|chatted|bantered|talked|debated|argued|joked|swapped"
+        r"|traded|compared notes|discussed|went (?:over|through)|looked (?:at|into|over)"
+        r"|walked through|worked through|brainstormed|reviewed|explored|speculated|laughed)\b|"
         r"\b(?:most of )?(?:the |this |today's )?(?:conversation|chat) (?:was|is) "
         r"(?:mostly |mainly |just )?(?:a |an )?(?:quick |short |long |brief )?"
         r"(?:back-and-forth|exchange|discussion|brainstorm\w*|chit-?chat)\b|"

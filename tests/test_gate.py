@@ -60,6 +60,8 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         ("用户说：“早安呀，又是我”", "small_talk"),
         ("User told the assistant it had been a great help this week", "small_talk"),
         ("User apologised for the typo in her last message", "small_talk"),
+        ("The assistant and Tomás went over how a limiter differs from a compressor", "small_talk"),
+        ("Zoe and the assistant debated which Pokémon would sit exams best", "small_talk"),
         ("用户说：不好意思，刚才打错字了", "small_talk"),
         ("用户说刚才那个解释太长了", "small_talk"),
         ("不排除用户最近换了工作", "speculative"),
@@ -190,6 +192,7 @@ def test_content_rules_reject_with_their_reason(content: str, reason: str) -> No
         "User's old laptop can't run the new games, so she plays on a console",
         "用户做菜全凭经验估计用量，从不称重",  # estimating amounts, not a guess
         "Ana says she's probably the slowest knitter in her group; she knits every evening",
+        "User and the assistant agreed that replies should be in Spanish",  # a preference
         # A guess the user then confirmed.
         "It looked as if he might play an instrument, and he confirmed it: the cello",
         "The assistant had guessed Budapest and Elena confirmed it: she grew up there",
