@@ -1042,9 +1042,10 @@ def _own_channel(channel: str, what: str, user_text: str | None) -> bool:
     at = user_text.lower().find(channel.rstrip(".,;:!?)").lower())
     if at < 0 or any(q.start() < at < q.end() for q in _QUOTED_SPAN.finditer(user_text)):
         return False
-    if _own_request(user_text):
-        return True  # a request of their own that names the link ("just the official
-        # icecast.org pages please")
+    # A link named in a request of the user's own ("just the official icecast.org pages
+    # please") is theirs to have; an address to send to must be one they call theirs.
+    if what != "an email address" and _own_request(user_text):
+        return True
     owned = _OWNED.search(user_text, max(0, at - _OWNED_REACH), at) is not None
     return owned and speaks_for_user(user_text)
 
