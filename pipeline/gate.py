@@ -259,6 +259,17 @@ _CONFIRMED = re.compile(
     r"\b(?:confirmed|confirms|verified) (?:it|that|this|the guess|as much)\b"
     r"|\b(?:she|he|they|user) (?:confirmed|confirms)\b|确认了|证实了"
 )
+
+
+def _confirmed_guess(folded: str) -> bool:
+    """Whether a hedge or guess in `folded` is followed by the user's confirmation."""
+    return any(
+        _CONFIRMED.search(folded, m.start())
+        for pattern, _ in _SPECULATIVE
+        for m in pattern.finditer(folded)
+    )
+
+
 # Talk that happens always, every day or whenever something happens is a habit of the
 # user's, not this conversation's.
 _HABITUAL = re.compile(
@@ -553,6 +564,8 @@ def screen_judged(
     verdict = judge.judge(as_judged(stripped))
     if verdict.label == "durable":
         return None
+    if verdict.label in ("speculative", "small_talk") and _confirmed_guess(fold(stripped)):
+        return None  # the judge reads the guess; the user's confirmation makes it a fact
     if verdict.label == "injection":
         if not rule:
             return None

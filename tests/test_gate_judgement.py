@@ -16,7 +16,7 @@ from pipeline.charjudge import NEVER, CharModel
 from pipeline.credentials import find_secrets, redact
 from pipeline.directives import find_injection
 from pipeline.embeddings import Embedder, semantic_available
-from pipeline.gate import as_judged, gate, screen_rules
+from pipeline.gate import as_judged, gate, screen_judged, screen_rules
 from pipeline.judge import LABELS, Classifier, Examples, Judge
 from pipeline.models import CandidateIn, Policy
 from tests.strategies import memory
@@ -371,6 +371,22 @@ def test_the_judge_reads_a_hedge_word_that_is_a_name_as_a_name(text: str, judged
     """The rules know "Maybe" in "a cat named Maybe" is a name; the judge is shown a plain
     name there, and a real hedge as it is."""
     assert as_judged(text) == judged
+
+
+@needs_semantic
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("It looked as if he might play an instrument, and he confirmed it: the cello.", True),
+        ("The assistant had guessed Budapest and Elena confirmed it: she grew up there.", True),
+        ("It looked as if he might play an instrument.", False),
+    ],
+)
+def test_a_guess_the_user_confirmed_is_kept_by_the_judge_too(
+    judge: Judge, text: str, kept: bool
+) -> None:
+    """The judge reads the guess in a confirmed guess; the confirmation makes it a fact."""
+    assert (screen_judged(text, judge=judge) is None) is kept
 
 
 @pytest.mark.parametrize(
