@@ -124,6 +124,7 @@ _EPHEMERAL = [
             r"connection|minibus|coach)\b|"
             r"\b(?:phone|battery|laptop)(?:'s| is)? (?:almost |nearly |about )?(?:dead|flat|"
             r"dying|on \d+ ?%|at \d+ ?%|down to \d+ ?%)|"
+            r"\b(?:almost |nearly |about |running )?(?:out of|low on) (?:battery|charge)\b|"
             r"\btoo (?:numb|cold|hot|tired|sore|dizzy|shaky|sleepy|full|sick|nauseous|stiff|"
             r"drowsy) (?:[\w'’-]+ ){0,4}?to\b|"
             r"\b(?:is|feels|felt|was|got) (?:\w+ )?(?:seasick|carsick|airsick|jet-?lagged|"
@@ -150,7 +151,7 @@ _EPHEMERAL = [
             # arrived or found; a breakdown; a queue ahead; a delay.
             r"排队|排紧队|啱啱|等紧|在[^，。；等]{1,10}等(?![级于同待等])|"
             r"(?:只剩|剩下?|得返|只有)百分之[^，。；]{1,4}电|快没电|"
-            r"(?:搭唔切|赶不上|没赶上|错过了?|冇搭到)[^，。；]{0,6}(?:班|车|巴士|地铁|航班|船|van)|"
+            r"(?:搭唔切|赶不上|没赶上|错过了?|冇搭到)[^，。；]{0,6}(?:班|车|巴|地铁|航班|船|van)|"
             r"(?:要|得|需要)(?:将|把)[^，。；]{0,12}还(?:返|给|回)|要回?去(?:取|拿|接|还|退)|"
             r"刚(?:发现|到|回|下班|出门|进门|醒|收到|接到)|爆胎|抛锚|"
             r"前面还有[^，。；]{0,6}(?:人|个|位|桌|号)|(?:航班|班机|火车|高铁|动车|车|船)[^，。；]{0,3}"

@@ -100,6 +100,8 @@ def decide_one(content: str, memories: list[Memory] | None = None, **kw: object)
         # from the journey; waiting somewhere, a phone nearly out, a thing to give back.
         ("Omar has to collect the rented tux from the shop on Hill Street", "ephemeral"),
         ("Bea missed the last ferry and is looking for a room", "ephemeral"),
+        ("Lin's phone is almost out of battery, so she'll message later", "ephemeral"),
+        ("用户没赶上球队的大巴，得自己打车去赛场", "ephemeral"),
         ("Her phone is on 6% and the charger is in the car", "ephemeral"),
         ("His hands are too shaky from the caffeine to thread the needle", "ephemeral"),
         ("Jonas feels carsick on the mountain road", "ephemeral"),
