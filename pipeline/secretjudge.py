@@ -15,9 +15,8 @@ three or more digits that is not a time, an amount, a short number a label intro
 94110") or a phone number in international form; a token of letters and
 digits; digits spelled out in words, numbers told in words with a pause between ("three
 one, then six eight"), characters spelled one by one ("Kilo, Seven, Echo, Two, Tango").
-Those spans are what a refusal redacts. Pure Python,
-deterministic, a fraction of a millisecond a text, and nothing is read until a text holds
-such a value.
+Those spans are what a refusal redacts. Pure Python, deterministic, a fraction of a
+millisecond a text, and nothing is read until a text holds such a value.
 """
 
 from __future__ import annotations
