@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -1511,3 +1512,30 @@ def test_every_recovery_noun_holds_a_stem_the_quick_check_looks_for() -> None:
     assert len(nouns) > 20
     missed = [n for n in nouns if not any(s in n.lower() for s in credentials._RECOVERY_STEMS)]
     assert missed == []
+
+
+# Words that open a reading (nouns, verbs of keying, number words, the phonetic alphabet,
+# look-alikes, pauses), characters whose lower case is longer or folds apart, and marks:
+# in any order, at any end of the text.
+_READING_WORDS = st.sampled_from(
+    "key keys enter type tap press unlock open dial to then followed by last answer memorable"
+    " word security question maiden password PIN code door gate alarm safe is: = # 4471 2580#"
+    " seven three nine nineteen fifty-two Kilo Echo capital exclamation mark C0DE 4O71 PlN"
+    " 9O12 Pa55word 密码 门禁 输 按 七 三 、 , - — ( ) ' \" İ ẞ ﬁ \u212a \n".split(" ")
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(st.one_of(_READING_WORDS, _READING_WORDS, st.text(max_size=4)), max_size=12),
+    st.sampled_from(["", " ", "\n", ".", " \t"]),
+)
+def test_any_text_gives_ordered_spans_inside_it_and_redacts(words: list[str], end: str) -> None:
+    """However the words that open a reading are put together, the finder returns spans
+    inside the text, in order and apart, and what it redacts reads the same redacted again."""
+    text = " ".join(words) + end
+    found = find_secrets(text)
+    assert all(0 <= f.start < f.end <= len(text) for f in found)
+    assert all(a.end <= b.start for a, b in pairwise(found))
+    redacted = redact(text)
+    assert redact(redacted) == redacted
