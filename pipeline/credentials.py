@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -453,15 +453,26 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     # An aside between a noun and its value ("User's PIN — the one for the debit card — is
     # 4471", a Chinese one in fullwidth brackets) is read past: each line that holds one is
     # read again with its asides blanked out, position for position.
-    if not any(mark in text for mark in _ASIDE_MARKS):
-        return tuple(_merge(found))
+    if any(mark in text for mark in _ASIDE_MARKS):
+        found += _read_lines_as(text, _without_asides)
+    return tuple(_merge(found))
+
+
+def _read_lines_as(text: str, read: Callable[[str], str]) -> list[Finding]:
+    """Each line of `text` read again as `read` gives it, character for character: what is
+    found in a line that reads otherwise, at its place in `text`."""
+    found: list[Finding] = []
     start = 0
     for line in text.split("\n"):
-        plain = _ASIDE.sub(lambda m: " " * len(m.group()), line)
-        if plain != line:
-            found += [Finding(f.kind, f.start + start, f.end + start) for f in _findings(plain)]
+        reading = read(line)
+        if reading != line:
+            found += (Finding(f.kind, f.start + start, f.end + start) for f in _findings(reading))
         start += len(line) + 1
-    return tuple(_merge(found))
+    return found
+
+
+def _without_asides(line: str) -> str:
+    return _ASIDE.sub(lambda m: " " * len(m.group()), line)
 
 
 # A label photographed and read by OCR, or typed by someone who swaps characters that look
@@ -492,16 +503,11 @@ def _read_lookalikes(text: str) -> list[Finding]:
     """Each line that holds a look-alike read again (a long listing only on those lines)."""
     if not _LOOKALIKE_MARK.search(text):
         return []
-    found: list[Finding] = []
-    start = 0
-    for line in text.split("\n"):
-        if _LOOKALIKE_MARK.search(line):
-            reading = _LOOKALIKE_WORD.sub(_unconfused, line)
-            if reading != line:
-                read = _findings(reading)
-                found += (Finding(f.kind, f.start + start, f.end + start) for f in read)
-        start += len(line) + 1
-    return found
+    return _read_lines_as(text, _unconfused_line)
+
+
+def _unconfused_line(line: str) -> str:
+    return _LOOKALIKE_WORD.sub(_unconfused, line) if _LOOKALIKE_MARK.search(line) else line
 
 
 def _unconfused(m: re.Match[str]) -> str:
