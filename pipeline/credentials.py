@@ -604,10 +604,12 @@ def _findings(text: str) -> list[Finding]:
     found += _sort_code_pairs(text)
     found += _user_pass_pairs(text)
     found += _command_passwords(text)
+    found += _beside_login(text)
     found += _assigned_values(text)
     found += _dial_turns(text)
     found += _turns_told_after(text)
     found += _keyed_codes(text)
+    found += _key_presses(text)
     found += _lock_codes(text)
     found += _told_length_values(text)
     found += _set_to_codes(text)
@@ -2531,6 +2533,13 @@ _ADDRESS = re.compile(
 )
 
 
+_SHORTCUT = re.compile(
+    r"(?:(?:ctrl|control|shift|alt|option|opt|cmd|command|win|super|meta|fn)\+)+"
+    r"(?:[a-z0-9]|f\d{1,2}|tab|esc|del|delete|enter|return|space|home|end)",
+    re.IGNORECASE,
+)
+
+
 def _password_shaped(text: str) -> Iterator[Finding]:
     """Tokens with capitals, small letters, digits and signs together."""
     for run in _SHAPED_RUN.finditer(text):
@@ -2544,6 +2553,8 @@ def _password_shaped(text: str) -> Iterator[Finding]:
             token = m.group().strip(_TRIM)
             if len(token) < MIN_SHAPED_LENGTH or not _mixes_every_kind(token):
                 continue
+            if _SHORTCUT.fullmatch(token):
+                continue  # "Ctrl+Shift+4": keys held together
             start = run.start() + m.start() + m.group().index(token)
             if _NAMED_BEFORE.search(text, max(0, start - 12), start):
                 continue  # "Wi-Fi 叫 TP-Link_88A2": a name
@@ -2784,13 +2795,19 @@ def _framed_values(text: str) -> Iterator[Finding]:
         if opener in _QUOTES:
             close = text.find(_QUOTES[opener], link.end() + 1)
             value = text[link.end() + 1 : close] if close > 0 else ""
+            inner = value.strip()
             if (
-                0 < len(value.strip()) <= 64
+                0 < len(inner) <= 64
                 and "\n" not in value
                 and not weak
                 and not _prose(value)
+                and inner != REDACTED
+                and not inner.strip(_TRIM).isspace()
+                and inner.strip(_TRIM)
             ):
-                yield Finding(_noun_kind(text[start:end]), link.end() + 1, close)
+                # The value's own characters, not the spaces inside the quotes.
+                begin = link.end() + 1 + len(value) - len(value.lstrip())
+                yield Finding(_noun_kind(text[start:end]), begin, begin + len(inner))
             continue
         _, clause_end = _clause_around(text, start, end)
         words = _WORD_RUN.match(text, link.end(), clause_end)
@@ -2882,6 +2899,45 @@ def _command_passwords(text: str) -> Iterator[Finding]:
         value = raw.strip(_TRIM + "`")
         if _is_value(value, linked=True) and not re.match(_PLACEHOLDER, value):
             yield Finding("password on a command line", start, start + len(value))
+
+
+# A password written beside a login command, after the command ends: "sftp -P 2222
+# survey@data.example.com 旁边注释写着 TianKong_88", "ssh ops@10.0.0.4  # Kestrel_2291".
+# The command ends at a comment mark, a clause's end or Chinese text; within `_LOGIN_REACH`
+# characters after it, a token of six characters or more with letters and digits that
+# mixes case inside the word or holds a sign is its password. A path, a host, a file or a
+# flag is none ("Ed25519", "id_ed25519" and "report_Q3.pdf" are not read).
+_LOGIN_COMMAND = re.compile(
+    r"(?<![\w-])(?:ssh|sftp|scp|ftp|lftp|rsync|psql|mysql|mariadb|redis-cli|mongosh?|telnet"
+    r"|smbclient|rdesktop|xfreerdp|mstsc)\s+-?[\w@.]",
+)
+_COMMAND_END = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef#;\n]|,\s|\s[-–—]\s|\.(?:\s|$)")
+_LOGIN_REACH = 60
+_BESIDE_TOKEN = re.compile(r"(?<![\w@./:~=-])[A-Za-z0-9!#$%&*_+-]{6,40}(?![\w@/:=]|\.\w)")
+_LOGIN_WORDS = ("ssh", "ftp", "scp", "rsync", "psql", "mysql", "mariadb", "redis", "mongo",
+                "telnet", "smbclient", "rdesktop", "freerdp", "mstsc")  # fmt: skip
+
+
+def _beside_login(text: str) -> Iterator[Finding]:
+    """A password-like token written after a login command's line ends."""
+    if not any(word in text for word in _LOGIN_WORDS):
+        return
+    for command in _LOGIN_COMMAND.finditer(text):
+        end = _COMMAND_END.search(text, command.end())
+        if end is None:
+            continue
+        for m in _BESIDE_TOKEN.finditer(text, end.start(), end.start() + _LOGIN_REACH):
+            if _login_password_shape(m.group()):
+                yield Finding("password beside a login command", *m.span())
+
+
+def _login_password_shape(token: str) -> bool:
+    if token.startswith("-") or not _HAS_DIGIT(token) or not any(ch.isalpha() for ch in token):
+        return False
+    inner_capital = any(ch.isupper() for ch in token[1:]) and any(ch.islower() for ch in token)
+    sign = any(not ch.isalnum() for ch in token)
+    mixed = any(ch.isupper() for ch in token) and any(ch.islower() for ch in token)
+    return (inner_capital and (sign or token[0].isupper())) or (sign and mixed)
 
 
 # A British bank account as it is written for a payment: a sort code, two digits three
@@ -3215,6 +3271,11 @@ _KEYED_TOKEN = re.compile(
     r"(?=\.?(?![A-Za-z0-9@#$%&*_.!/-]))"
 )
 # What is keyed in to find a booking or a parcel is its reference, not a password.
+# Four characters keyed in, two letters or more and two digits or more ("输入 ZY58", "type
+# KR77"): shorter than `_KEYED_TOKEN` reads, and mixed as no word or plain number is.
+_KEYED_SHORT = re.compile(
+    r"(?=(?:[0-9]*[A-Za-z]){2})(?=(?:[A-Za-z]*[0-9]){2})[A-Za-z0-9]{4}(?![A-Za-z0-9@#$%&*_!/-]|\.\w)"
+)
 _REFERENCE = re.compile(
     r"\b(?:reference|booking|order|tracking|invoice|confirmation|model|serial)\b|订单|单号|快递|预订|型号",
     re.IGNORECASE,
@@ -3275,7 +3336,7 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
             continue
         # "keys in" a token is as often the noun ("keeps API keys in 1Password").
         if value is None and m.lastgroup == "keyed" and not lowered.startswith("keys", m.start()):
-            token = _KEYED_TOKEN.match(text, m.end())
+            token = _KEYED_TOKEN.match(text, m.end()) or _KEYED_SHORT.match(text, m.end())
             if (
                 token is not None
                 and _ENDS_VALUE.match(text, token.end())
@@ -3286,6 +3347,55 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
         if value is None or _counted(text, value.end()):
             continue
         yield Finding("code keyed in" if m.lastgroup == "keyed" else "lock code", *value.span())
+
+
+# Keys pressed one after another on a keypad or a panel: "按 功能键+3+9+1+4 进设置",
+# "press star, 5, 5, 2, then hash", "hit F, 7, 0, 3, 1". Single keys joined by plus signs,
+# commas or "then" after a verb of pressing: four digits or more, or three with a named key
+# (star, hash, a function key) around them. A telephone menu's choices ("press 1, then 3")
+# are fewer, and a shortcut ("Ctrl+Shift+4") holds one digit.
+_PRESSED = (
+    r"\b(?:press(?:es|ed|ing)?|punch(?:es|ed|ing)?(?: in)?|hit(?:s|ting)?|tap(?:s|ped|ping)?"
+    r"(?: in)?|key(?:s|ed|ing)? in|enter(?:s|ed|ing)?)\b|按下?|摁|输入|輸入|键入|鍵入|输|輸"
+)
+_NAMED_KEY = (
+    r"(?:\b(?:star|asterisk|hash|pound|enter|ok|menu|set|prog|program|function|fn|f\d{0,2})\b"
+    r"|[*#]|[\u4e00-\u9fff]{1,3}[键鍵]|星号|星號|井号|井號)"
+)
+_KEY_DIGIT = r"(?<![\d.])(?:\d|[零〇一二三四五六七八九])(?![\d.]\d|\d)"
+_KEY_JOIN = (
+    r"\s*(?:[+,，、]\s*(?:(?:and\s+)?then\s+|然后|然後|再)?"
+    r"|\s+(?:and\s+)?then\s+|然后|然後|再|\s)\s*"
+)
+_PRESS_STEMS = ("press", "punch", "hit", "tap", "key", "enter", "按", "摁", "输", "輸", "键", "鍵")
+_PRESS_REACH = 24  # characters between the verb and the first key: "press the keys"
+
+
+@cache
+def _key_press_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    keys = (
+        rf"(?P<head>{_NAMED_KEY}{_KEY_JOIN})?(?P<run>{_KEY_DIGIT}(?:{_KEY_JOIN}{_KEY_DIGIT}){{2,}})"
+        rf"(?P<tail>{_KEY_JOIN}{_NAMED_KEY})?"
+    )
+    return re.compile(_PRESSED), re.compile(keys, re.IGNORECASE)
+
+
+def _key_presses(text: str) -> Iterator[Finding]:
+    """Single keys pressed in a row after a verb of pressing."""
+    lowered = _lower_in_place(text)
+    if not any(stem in lowered for stem in _PRESS_STEMS):
+        return  # a look for each stem is far quicker than the verbs' pattern
+    pressed, keys = _key_press_patterns()
+    for verb in pressed.finditer(lowered):
+        m = keys.search(lowered, verb.end(), verb.end() + _PRESS_REACH + 80)
+        if m is None or re.search(r"[\d.;:!?。；：！？\n]", lowered[verb.end() : m.start()]):
+            continue
+        if m.start() - verb.end() > _PRESS_REACH:
+            continue
+        digits = len(re.findall(_KEY_DIGIT, m.group("run")))
+        named = m.group("head") is not None or m.group("tail") is not None
+        if digits >= 4 or (digits >= 3 and named):
+            yield Finding("keys pressed in a row", *m.span("run"))
 
 
 # A code beside the thing it opens needs no noun: "快递柜 三七五一九二", "for the camp shed

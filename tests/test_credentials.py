@@ -69,6 +69,8 @@ NEWER_KINDS = (
     "_maiden_name_values",
     "_set_to_codes",
     "_told_passphrases",
+    "_key_presses",
+    "_beside_login",
 )
 
 
@@ -1131,6 +1133,13 @@ PROBED_SECRETS = [
     ),
     ("连的时候输 abc/2024/gas 就行。", "abc/2024/gas"),
     ("Security question 'first pet?' — she set it to Snúlla.", "Snúlla"),
+    # Keys pressed one after another; four characters keyed in; a password written after a
+    # login command ends.
+    ("开秤前先按 设置键+8+1+5+0 进后台。", "8+1+5+0"),
+    ("To arm it, press star, 6, 1, 9, then hash.", "6, 1, 9"),
+    ("On the gate panel she hits 2 then 7 then 7 then 1.", "2 then 7 then 7 then 1"),
+    ("后台登录就输入 QX47 回车。", "QX47"),
+    ("Backups go by rsync backup@files.example.org # comment: Harbour_5512", "Harbour_5512"),
 ]
 
 
@@ -1167,6 +1176,10 @@ PROBED_SECRETS = [
         "User wears a T-shirt to her A-level exams and checks e-mail after.",
         "Set the oven dial to 180, then 200 for the last ten minutes.",
         "User types cd docs/2024/q3 to reach the reports.",
+        "User presses 1, then 3 to reach billing on the bank's phone line.",
+        "按 Ctrl+Shift+4 截图。",
+        "Tomas connects with ssh admin@nas using the Ed25519 key.",
+        "User typed 2024 in the year box.",
     ],
 )
 def test_pieces_and_amounts_that_are_no_value_are_not_found(text: str) -> None:
@@ -1539,3 +1552,15 @@ def test_any_text_gives_ordered_spans_inside_it_and_redacts(words: list[str], en
     assert all(a.end <= b.start for a, b in pairwise(found))
     redacted = redact(text)
     assert redact(redacted) == redacted
+
+
+def test_a_quoted_value_is_its_own_characters() -> None:
+    """What lies between the quotes around a key and those around its value is no value,
+    and the spaces inside a value's quotes are not part of it: redacting again changes
+    nothing."""
+    text = '{"iban": "DE44500105175407324931", "name": "L. Brandt"}'
+    assert [text[f.start : f.end] for f in find_secrets(text)] == ["DE44500105175407324931"]
+    for text in ("PlN `0 `0", 'The password is " hunter22 " for now.'):
+        redacted = redact(text)
+        assert redacted != text
+        assert redact(redacted) == redacted
