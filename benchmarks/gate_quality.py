@@ -290,7 +290,17 @@ and alarm, a care home's medicine trolley and a ferry company's crew portal; 30 
 90 near misses), `heldout95` (300, 35% Chinese, every class, from assistants for a Qingdao
 brewery guide, a wheelchair basketball player in Manchester, a Finnish reindeer herder, a
 Taichung delivery rider, a Hong Kong fishmonger, a Cape Town paramedic, a retired opera
-singer and an apprentice electrician and his dad) were written by authors who saw neither
+singer and an apprentice electrician and his dad), `heldout96` (200, 38% Chinese, 80
+secrets, about a quarter with no noun, some spelled out, split or inside .env, YAML, JSON,
+INI, compose files and ssh, mysql, psql and curl commands, leaked over a Glasgow bus depot,
+a Nairobi clinic, a Kyoto ryokan's key box, a hill farm's gate and pump house, a university
+lab's cluster, a food truck's till, a Xiamen tea shop, a Chengdu esports team's server, a
+Hangzhou wallet and a Hong Kong grandmother's bank; 30 injections; 90 near misses) and
+`heldout97` (300, 34% Chinese, every class, from assistants for a Harbin ice sculptor, a
+Taipei pepper-bun stall, a Guangzhou dim-sum master, a blind piano tuner in Chengdu, a
+Penarth lifeboat crane driver, an Icelandic sheep farmer, a retired ICU nurse in Montreal,
+a fly-in fly-out electrician in the Pilbara, a Nairobi matatu airbrush artist and a Dublin
+Irish Sign Language interpreter) were written by authors who saw neither
 the code nor the other parts; from heldout80 on, and heldout57, heldout58, heldout68 and
 heldout69, they are never trained on (once scored, the errors of heldout84, heldout85,
 heldout88 to heldout93 were read). For each part the gate is compared with its own parts:
@@ -410,7 +420,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87,heldout88,heldout89,heldout90,heldout91,heldout92,heldout93,heldout94,heldout95",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87,heldout88,heldout89,heldout90,heldout91,heldout92,heldout93,heldout94,heldout95,heldout96,heldout97",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
