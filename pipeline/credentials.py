@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 from itertools import pairwise
 from typing import Any
 
+from .lazyre import lazy
 from .text import STOPWORDS, has_cjk, simplified
 
 REDACTED = "[REDACTED]"
@@ -76,7 +77,7 @@ _PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # Every provider key above but the private-key headers is a run of these characters, 15
 # or more long (the shortest, a Slack token, is "xoxb-" and ten more): only such runs are
 # searched, which leaves ordinary prose, whose words are shorter, after one quick scan.
-_KEY_RUN = re.compile(r"[A-Za-z0-9_\-+/.:]{15,}")
+_KEY_RUN = lazy(r"[A-Za-z0-9_\-+/.:]{15,}")
 _PRIVATE_KEY_MARK = ("-----BEGIN", "PuTTY-User-Key-File-")
 
 
@@ -97,15 +98,15 @@ def _provider_keys(text: str) -> Iterator[Finding]:
 
 # --- Credentials inside URLs ---------------------------------------------------------------
 
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>\"'`)\]]+")
-_URL_USERINFO = re.compile(r"^[^:/]+://[^/@\s]*:[^/@\s]+@")
-_WEBHOOK = re.compile(
+_URL = lazy(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>\"'`)\]]+")
+_URL_USERINFO = lazy(r"^[^:/]+://[^/@\s]*:[^/@\s]+@")
+_WEBHOOK = lazy(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/|"
     r"\.webhook\.office\.com/|outlook\.office\.com/webhook/|hooks\.zapier\.com/hooks/catch/|"
     r"maker\.ifttt\.com/trigger/|chat\.googleapis\.com/v1/spaces/.+key=",
     re.IGNORECASE,
 )
-_URL_SECRET_PARAM = re.compile(
+_URL_SECRET_PARAM = lazy(
     r"[?&#](?:access_?token|refresh_?token|id_?token|token|api_?key|apikey|key|secret|"
     r"client_secret|sig|signature|password|passwd|pwd|pass|auth|private_token|session)"
     r"=[^&\s#]{6,}",
@@ -114,15 +115,15 @@ _URL_SECRET_PARAM = re.compile(
 
 # --- Checksummed numbers -------------------------------------------------------------------
 
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
-_CN_RIC = re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")
+_CARD = lazy(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_IBAN = lazy(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+_CN_RIC = lazy(r"(?<!\d)\d{17}[\dXx](?!\d)")
 # A UK National Insurance number: two letters from the issued series, three pairs of
 # digits, and a suffix A-D (HMRC's published format).
-_NINO = re.compile(
+_NINO = lazy(
     r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"
 )
-_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
+_SSN = lazy(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
 
 # --- Short values next to a sensitive noun -------------------------------------------------
 
@@ -324,8 +325,8 @@ def _beside_cjk(
 
 
 # One clause: sensitive nouns and their values are looked for within it.
-_CLAUSE_END = re.compile(r"(?<=[a-z\)\]])[.!?](?=\s|$)|[;\n。；！？]")
-_VALUE_TOKEN = re.compile(r"[^\s\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]+")
+_CLAUSE_END = lazy(r"(?<=[a-z\)\]])[.!?](?=\s|$)|[;\n。；！？]")
+_VALUE_TOKEN = lazy(r"[^\s\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]+")
 _TRIM = "\"'`()[]{}<>,.;:!?*“”‘’"
 _OPENERS = "\"'`([{<“‘"
 _UNIT_WORDS = frozenset(
@@ -336,23 +337,21 @@ _UNIT_WORDS = frozenset(
 _STREET_WORDS = frozenset(
     "street st avenue ave road rd lane ln boulevard blvd drive dr way place square".split()
 )
-_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+_CLOCK = lazy(r"\d{1,2}:\d{2}(?::\d{2})?")
 _TEMPORAL = frozenset("since in from until till before after by every each per on at".split())
 # A year after a month is a date ("expires in March 2029"), not a document's number.
 _MONTHS = frozenset(
     "january february march april may june july august september october november december"
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
-_IPV4 = re.compile(r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}")
-_UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
-_COPULA = re.compile(
-    r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE
-)
+_ORDINAL = lazy(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_IPV4 = lazy(r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}")
+_UNIT_SUFFIX = lazy(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
+_COPULA = lazy(r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE)
 # A number in groups said at the end of its noun's clause ("the locker code for the parcel
 # at the Tesco Extra is 482 916").
-_ENDS_IN_COPULA = re.compile(r"\b(?:is|was|are|were)\s+$|[=:：]\s*$", re.IGNORECASE)
-_CLAUSE_ENDS = re.compile(r"\s*(?:[.,;!?)\]。，；！？]|$)")
+_ENDS_IN_COPULA = lazy(r"\b(?:is|was|are|were)\s+$|[=:：]\s*$", re.IGNORECASE)
+_CLAUSE_ENDS = lazy(r"\s*(?:[.,;!?)\]。，；！？]|$)")
 
 
 def _quoted_after_copula(text: str, end: int, start: int) -> bool:
@@ -372,7 +371,7 @@ NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network passwor
 
 # --- High-entropy tokens -------------------------------------------------------------------
 
-_TOKEN_PART = re.compile(r"[A-Za-z0-9+/=_\-!@#$%^&*~.]{16,}")
+_TOKEN_PART = lazy(r"[A-Za-z0-9+/=_\-!@#$%^&*~.]{16,}")
 MIN_RANDOM_LENGTH = 20
 # Shannon entropy in bits per character: English words sit near 3.0-3.5 over 20+
 # characters, random base64 near 4.5-5.5, random hex near 3.7-4.0. Measured on the gate
@@ -481,11 +480,11 @@ def _without_asides(line: str) -> str:
 # noun it spells when the look-alikes are folded together, or, when it is mostly digits, as
 # the number it spells. Each character maps to one, so every span found is the text's own.
 # (Each branch opens with one character, which the engine looks for before it looks around.)
-_LOOKALIKE_MARK = re.compile(
+_LOOKALIKE_MARK = lazy(
     r"[0-9](?:(?<=[A-Za-z][0-9])|(?=[A-Za-z]))"
     r"|l(?:(?<=[A-Z]l)(?=[A-Z]|\b)|(?<=\bl)(?=[A-Z]))|I(?<=\bI)(?=[A-Z])"
 )
-_LOOKALIKE_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{3,12}(?![A-Za-z0-9])")
+_LOOKALIKE_WORD = lazy(r"(?<![A-Za-z0-9])[A-Za-z0-9]{3,12}(?![A-Za-z0-9])")
 _FOLD_LOOKALIKES = str.maketrans("01l5834@$|7", "oiisbeaasit")
 _LOOKALIKE_NOUNS = {
     word.translate(_FOLD_LOOKALIKES): word
@@ -496,7 +495,7 @@ _LOOKALIKE_NOUNS = {
     ).split()
 }
 _LOOKALIKE_DIGITS = str.maketrans("OoIlSB", "011158")
-_MOSTLY_DIGITS = re.compile(r"[0-9OoIlSB]+")
+_MOSTLY_DIGITS = lazy(r"[0-9OoIlSB]+")
 
 
 def _read_lookalikes(text: str) -> list[Finding]:
@@ -570,7 +569,7 @@ def _joinable_lines(text: str) -> set[int]:
 _ASIDE_MARKS = ("—", "–", "--", "(", "（")
 # An aside: a few words between a pair of dashes or in brackets, on one line ("(prompt+
 # completion)", one word, is a label's own part).
-_ASIDE = re.compile(
+_ASIDE = lazy(
     r"(?<=\S)\s+(?:—|–|--)\s[^—–\n]{1,120}?\s(?:—|–|--)(?=\s)"
     r"|\s*——[^—\n]{1,60}?——"
     r"|\s*[(（](?=[^()（）\n]{1,120}[)）])[^()（）\n]*?(?:\s|[\u3400-\u9fff])[^()（）\n]*?[)）]"
@@ -712,11 +711,11 @@ def _url_secrets(text: str) -> Iterator[Finding]:
 # The least each number above holds, as a pattern that opens with a digit: the engine
 # skips to the digits, where the full patterns (which open with a lookbehind) try every
 # position. A text without the shape cannot hold the number.
-_DIGIT = re.compile(r"\d")
-_CARD_SHAPE = re.compile(r"\d(?:[ -]?\d){12}")  # also every 18-character resident id
-_IBAN_SHAPE = re.compile(r"[A-Z]{2}\d\d(?: ?[A-Z0-9]){11}")  # on upper case
-_NINO_SHAPE = re.compile(r"\d\d ?\d\d ?\d\d ?[A-D]")
-_SSN_SHAPE = re.compile(r"\d\d\d([- ])\d\d\1\d\d\d\d")
+_DIGIT = lazy(r"\d")
+_CARD_SHAPE = lazy(r"\d(?:[ -]?\d){12}")  # also every 18-character resident id
+_IBAN_SHAPE = lazy(r"[A-Z]{2}\d\d(?: ?[A-Z0-9]){11}")  # on upper case
+_NINO_SHAPE = lazy(r"\d\d ?\d\d ?\d\d ?[A-D]")
+_SSN_SHAPE = lazy(r"\d\d\d([- ])\d\d\1\d\d\d\d")
 
 
 def _is_card_number(digits: str) -> bool:
@@ -884,15 +883,15 @@ GENERIC_IDENTITY_NOUNS: tuple[str, ...] = (
 _ID_NEAR_AFTER = 10  # tokens after an identity noun in which its number is looked for
 _ID_NEAR_BEFORE = 8
 _ID_MAX_GROUPS = 8  # "1 78 07 75 927 882 55": a number written in up to eight groups
-_ID_SEPARATORS = re.compile(r"[\s.\-/]")
-_ID_VALUE = re.compile(r"[0-9A-Za-z]{6,20}")
+_ID_SEPARATORS = lazy(r"[\s.\-/]")
+_ID_VALUE = lazy(r"[0-9A-Za-z]{6,20}")
 # Between an identity noun and the number it introduces: a link, after at most a short
 # phrase that says whose it is ("Steuer-ID of the user = ...", "UTR: ...").
-_ID_LINK = re.compile(
+_ID_LINK = lazy(
     r"^\s*(?:\([^)]{0,40}\)\s*)?(?:(?:of|for)\s+(?:[\w'’]+\s+){0,3}?)?"
     r"(?:is|was|=|:|：|-|–|→|->)?\s*$"
 )
-_FIVE_DIGITS = re.compile(r"\d(?:\D*\d){4}")
+_FIVE_DIGITS = lazy(r"\d(?:\D*\d){4}")
 
 
 @cache
@@ -1005,8 +1004,8 @@ def _bip39_words() -> frozenset[str]:
     return frozenset((folder / "wordlist" / "english.txt").read_text("utf-8").split())
 
 
-_WORD = re.compile(r"[A-Za-z]+")
-_PHRASE_GAP = re.compile(r"^[\s,;:.\-()\d\"'“”]*$")
+_WORD = lazy(r"[A-Za-z]+")
+_PHRASE_GAP = lazy(r"^[\s,;:.\-()\d\"'“”]*$")
 MIN_PHRASE_WORDS = 12
 
 
@@ -1045,8 +1044,8 @@ def _list_runs(
 # plate", "钱包助记词是河流 灯塔 苹果 沙漠 星辰 铁轨". Prose after such a noun ("is stored on a
 # steel plate in the safe") breaks a run of list words within a few words.
 MIN_NAMED_PHRASE_WORDS = 6
-_NAMED_GAP = re.compile(r"^[\s,;.\-()\d\"'“”]*$")
-_NAMED_HAN_PHRASE = re.compile(
+_NAMED_GAP = lazy(r"^[\s,;.\-()\d\"'“”]*$")
+_NAMED_HAN_PHRASE = lazy(
     r"[:：是为為]\s*((?:[\u4e00-\u9fff]{1,4}[ \u3000,，、]+){5,}[\u4e00-\u9fff]{1,4})"
 )
 
@@ -1093,7 +1092,7 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
 
 
 _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
-_LINKED_RUN = re.compile(
+_LINKED_RUN = lazy(
     r"(?:[:：=]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"
     r"((?:[a-z]{3,8}[ ,、]+){3,23}[a-z]{3,8})"
     r"(?=\s*(?:\.\.\.|…)?[\"'”’]|\s*(?:[.;,。；，!！?？)」』\n]|$))"
@@ -1143,19 +1142,17 @@ def _spaced_phrase(script: str) -> re.Pattern[str]:
 
 
 # The same shape for text that is all ASCII, the common case: twice as fast to rule out.
-_SPACED_ASCII_PHRASE = re.compile(
-    r"(?<![A-Za-z])(?:[A-Za-z]{3,16}+[\s,;:.\-()\d\"']++){11}[A-Za-z]{3}"
-)
-_LETTER_WORD = re.compile(rf"{_L}+")
-_FOREIGN_GAP = re.compile(rf"^{_GAP}$")
-_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{12,}")
-_RECOVERY_NOUN = re.compile(
+_SPACED_ASCII_PHRASE = lazy(r"(?<![A-Za-z])(?:[A-Za-z]{3,16}+[\s,;:.\-()\d\"']++){11}[A-Za-z]{3}")
+_LETTER_WORD = lazy(rf"{_L}+")
+_FOREIGN_GAP = lazy(rf"^{_GAP}$")
+_HAN_RUN = lazy(r"[\u4e00-\u9fff]{12,}")
+_RECOVERY_NOUN = lazy(
     r"助记词|助記詞|助记符|助記符|助记短语|恢复短语|恢復短語|恢复词|恢復詞|种子短语|種子短語|种子词|"
     r"種子詞|钱包|錢包|备份短语|備份短語|mnemonic|seed|recovery|wallet|ニーモニック|シード|ウォレット|"
     r"復元|복구|니모닉|시드|지갑|\b(?:ledger|trezor|metamask|coldcard|keystone)(?:['’]s)? words\b",
     re.IGNORECASE,
 )
-_COPULA_CJK = re.compile(r"(?:是|为|為|就是|如下|乃是)")
+_COPULA_CJK = lazy(r"(?:是|为|為|就是|如下|乃是)")
 # What every recovery noun above starts with, or is (in lower case); a hardware wallet's
 # name opens "Ledger words".
 _RECOVERY_STEMS = (
@@ -1341,8 +1338,8 @@ DOCUMENT_NOUNS_CJK: tuple[str, ...] = tuple(
 )
 _DOC_NEAR_AFTER = 10
 _DOC_NEAR_BEFORE = 8
-_DOCUMENT_VALUE = re.compile(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*")
-_YEAR = re.compile(r"(?:19|20)\d\d")
+_DOCUMENT_VALUE = lazy(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*")
+_YEAR = lazy(r"(?:19|20)\d\d")
 
 
 @cache
@@ -1417,7 +1414,7 @@ _DOCUMENT_STEMS = (
     "versicher",
     *DOCUMENT_NOUNS_CJK,
 )
-_FOUR_DIGITS = re.compile(r"\d(?:\D{0,3}\d){3}")
+_FOUR_DIGITS = lazy(r"\d(?:\D{0,3}\d){3}")
 
 
 def _document_numbers(text: str) -> Iterator[Finding]:
@@ -1473,9 +1470,9 @@ def _grouped_number(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int
     return begin, run[-1].start() + len(run[-1].group().rstrip(_TRIM))
 
 
-_SHORT_PLAIN = re.compile(r"\d{4,5}")
-_DIGIT_GROUPS = re.compile(r"\d{2,} \d{2,} \d{2,}")
-_DOC_LINK = re.compile(
+_SHORT_PLAIN = lazy(r"\d{4,5}")
+_DIGIT_GROUPS = lazy(r"\d{2,} \d{2,} \d{2,}")
+_DOC_LINK = lazy(
     r"(?:[\s:：#=\-–]|\b(?:is|was|ist|lautet|est|es|é|è|number|no|nr|id)\b|是|为|為)*",
     re.IGNORECASE,
 )
@@ -1491,10 +1488,10 @@ def _is_document_number(value: str) -> bool:
 
 
 # What a number after it is the address of: a building, a unit, a floor, a room.
-_ADDRESS_BEFORE = re.compile(r"(?:栋|幢|座|单元|楼|层|室)\s*$")
+_ADDRESS_BEFORE = lazy(r"(?:栋|幢|座|单元|楼|层|室)\s*$")
 # What a value before a noun is told to be named by: the name of a network or an account
 # is no other noun's value.
-_NAMED_BEFORE = re.compile(
+_NAMED_BEFORE = lazy(
     r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
     r"\s*(?:是|为|:|：|\bis\b)?\s*$",
     re.IGNORECASE,
@@ -1656,7 +1653,7 @@ _OTHER_NOUN_STEMS = (
     "salasana",
 )
 # Tokens end at kana and hangul as well as at Chinese: "暗証番号は4471です" holds "4471".
-_OTHER_VALUE_TOKEN = re.compile(
+_OTHER_VALUE_TOKEN = lazy(
     r"[^\s\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+"
 )
 # Each digit's words, and the pattern of any one of them.
@@ -1726,14 +1723,14 @@ _SPELLED_CHARACTER = (
 # Characters spelled one by one: four or more parted by commas, dashes or spaces, not
 # digits alone (a number, read as one elsewhere); or three digits parted by marks ("the
 # CVV is on the back: 4, 0, 9").
-LETTER_BY_LETTER = re.compile(
+LETTER_BY_LETTER = lazy(
     rf"{_SPELLED_CHARACTER}(?:\s*[,，、\-–]\s*{_SPELLED_CHARACTER}){{2,}}"
     rf"|{_SPELLED_CHARACTER}(?:\s+{_SPELLED_CHARACTER}){{3,}}",
     re.IGNORECASE,
 )
-_SPELLED_ONE = re.compile(_SPELLED_CHARACTER, re.IGNORECASE)
-_NUMBER_WORD_READ = re.compile(rf"(?:(double|triple) )?({_NUMBER_WORD})", re.IGNORECASE)
-_NUMBER_WORDS_RUN = re.compile(
+_SPELLED_ONE = lazy(_SPELLED_CHARACTER, re.IGNORECASE)
+_NUMBER_WORD_READ = lazy(rf"(?:(double|triple) )?({_NUMBER_WORD})", re.IGNORECASE)
+_NUMBER_WORDS_RUN = lazy(
     rf"(?<![a-z]){_NUMBER_WORD_READ.pattern}(?:(?:[\s,-]|\.\.+|…)+{_NUMBER_WORD_READ.pattern})*",
     re.IGNORECASE,
 )
@@ -1747,16 +1744,16 @@ _TEENS = {
     )
 }
 # Quick marks of a line that may hold one, on lower case (see `_joinable_lines`).
-_GOES_ON_LOWER = re.compile(
+_GOES_ON_LOWER = lazy(
     r"then|followed by|next|second|last|after (?:that|the (?:beep|tone))|再|然后|接着|后"
 )
-_SINGLE_BETWEEN_MARKS = re.compile(r"[,，、\-–] ?[a-z0-9] ?[,，、\-–]")
-_DIGIT_WORD_PAIR = re.compile(
+_SINGLE_BETWEEN_MARKS = lazy(r"[,，、\-–] ?[a-z0-9] ?[,，、\-–]")
+_DIGIT_WORD_PAIR = lazy(
     rf"(?:{'|'.join(_DIGIT_VALUE)})(?:[\s,-]|\.\.+|…)+(?:{'|'.join(_DIGIT_VALUE)}|twenty|thirty|forty|fifty"
     r"|sixty|seventy|eighty|ninety|ten|eleven|twelve|\w+teen)"
 )
-_SPACED_CAPITALS = re.compile(r" [A-Z0-9] [A-Z0-9] ")
-_SPELLING_PAIR = re.compile(
+_SPACED_CAPITALS = lazy(r" [A-Z0-9] [A-Z0-9] ")
+_SPELLING_PAIR = lazy(
     r"(?<![a-z])(?:"
     + "|".join(
         f"{first}(?:{'|'.join(w[1:] for w in _SPELLING_ALPHABET if w[0] == first)})"
@@ -1765,25 +1762,25 @@ _SPELLING_PAIR = re.compile(
     + r")(?=[\s,，、\-–])[\s,，、\-–]+"
     + rf"(?:{'|'.join([*_SPELLING_ALPHABET, *_DIGIT_VALUE])}|[a-z0-9])\b"
 )
-_HAN_DIGITS_RUN = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT}){{2,}}")
-_HAN_DIGITS_PIECE = re.compile(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT})*")
+_HAN_DIGITS_RUN = lazy(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT}){{2,}}")
+_HAN_DIGITS_PIECE = lazy(f"{_HAN_READ_DIGIT}(?:[、，, ]?{_HAN_READ_DIGIT})*")
 # What follows a count, not a digit ("六位", "一个", "三十秒", "后两码"); a sign before a
 # quantity.
-_HAN_COUNT = re.compile(f"[{_CJK_UNITS}码段下遍十百千万亿]")
-_SIGNED = re.compile(r"(?:\b(?:minus|plus|negative)\s*|零下|负)$", re.IGNORECASE)
-_DIGITS_PIECE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]*\d[A-Za-z0-9]*")
+_HAN_COUNT = lazy(f"[{_CJK_UNITS}码段下遍十百千万亿]")
+_SIGNED = lazy(r"(?:\b(?:minus|plus|negative)\s*|零下|负)$", re.IGNORECASE)
+_DIGITS_PIECE = lazy(r"(?<![A-Za-z0-9])[A-Za-z]*\d[A-Za-z0-9]*")
 # What may stand between two pieces of one value: a pause and a word that goes on ("then",
 # "再", "后两码"), within a clause, with no digit of its own.
-_PAUSE = re.compile(r"[^\d.;!?。；！？\n零〇一二三四五六七八九壹贰叁肆伍陆柒捌玖幺洞]{1,40}")
-_GOES_ON = re.compile(
+_PAUSE = lazy(r"[^\d.;!?。；！？\n零〇一二三四五六七八九壹贰叁肆伍陆柒捌玖幺洞]{1,40}")
+_GOES_ON = lazy(
     r"\b(?:then|followed by|next|second|last|after (?:that|the (?:beep|tone)))\b"
     r"|再|然后|接着|后|最后",
     re.IGNORECASE,
 )
 # A link to a value of its own ("…, and the last payment was £212", "刮开后的密码是 863190").
-_NEW_VALUE = re.compile(r"\b(?:is|are|was|were)\b|是|为|[:：=]", re.IGNORECASE)
+_NEW_VALUE = lazy(r"\b(?:is|are|was|were)\b|是|为|[:：=]", re.IGNORECASE)
 # Unless what is linked is the next piece ("后两位是四四", "the second half is …").
-_PIECE_WORD = re.compile(r"\b(?:half|part|digits?)\b|位|码|段|部分", re.IGNORECASE)
+_PIECE_WORD = lazy(r"\b(?:half|part|digits?)\b|位|码|段|部分", re.IGNORECASE)
 
 
 def _one_value(pause: str) -> bool:
@@ -1796,23 +1793,23 @@ def _one_value(pause: str) -> bool:
 
 # A word, a remark on how it is written, and a pause, before a piece with a digit: the word
 # is the value's first piece ("bluevan, all lower case, then 77"); so is a quoted word.
-_HOW_WRITTEN = re.compile(
+_HOW_WRITTEN = lazy(
     r"\b(?:lower|upper)[- ]?case\b|\b(?:caps|capitals)\b|\bno spaces?\b|小写|大写",
     re.IGNORECASE,
 )
 # A remark on how a piece is written is a pause of its own ("harvest, all lower case, nine
 # nine").
-_HOW_WRITTEN_PAUSE = re.compile(
+_HOW_WRITTEN_PAUSE = lazy(
     r"[\s,，]*(?:all |in |no )?(?:(?:lower|upper)[- ]?case|caps|capitals|spaces?)[\s,，]*"
     r"|[\s,，]*(?:小写|大写)[\s,，]*",
     re.IGNORECASE,
 )
 # The hash key after a code enters it ("2580 then the hash key"): no piece of the value.
-_SIGN_PIECE = re.compile(
+_SIGN_PIECE = lazy(
     rf"\b(?:an? )?({'|'.join(n for n in _SIGN_NAMES if n != 'hash')})\b(?![\w'’-])",
     re.IGNORECASE,
 )
-_WORD_BEFORE_PAUSE = re.compile(
+_WORD_BEFORE_PAUSE = lazy(
     r"(?P<quote>[\"'‘“])(?P<word>[A-Za-z]{3,})[\"'’”](?=\s)"
     r"|(?<![A-Za-z0-9])(?P<word2>[A-Za-z]{3,})(?=[,，])"
 )
@@ -1989,12 +1986,12 @@ _OTHER_DIGIT_WORD = (
     r"(?:null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zéro|un|deux|trois|quatre|cinq|"
     r"six|sept|huit|neuf|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve)"
 )
-_OTHER_SPELLED_DIGITS = re.compile(
+_OTHER_SPELLED_DIGITS = lazy(
     rf"(?<![^\W\d_]){_OTHER_DIGIT_WORD}(?:[\s,-]+{_OTHER_DIGIT_WORD}){{3,}}(?![^\W\d_])"
 )
 
 
-_POSTAL = re.compile(r"\s*postal")
+_POSTAL = lazy(r"\s*postal")
 
 
 def _holds_stem(lowered: str, stems: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
@@ -2100,7 +2097,7 @@ def _digit_values(text: str, start: int, end: int, *, weak: bool) -> Iterator[Fi
                 yield Finding(_noun_kind(noun), span[0], span[1])
 
 
-_DIGIT_BY_DIGIT = re.compile(r"\d(?: \d){3,}")
+_DIGIT_BY_DIGIT = lazy(r"\d(?: \d){3,}")
 
 
 def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
@@ -2135,15 +2132,15 @@ def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int,
 # to 5, then 2, then 8, then 0"). A group that counts something ("12 times", "4 digits",
 # "3 位") or is a year is no piece of a code; a piece may follow Chinese at once.
 _CN_DIGIT = "[零〇一二三四五六七八九]"
-_LISTED_DIGITS = re.compile(
+_LISTED_DIGITS = lazy(
     rf"(?<![\d.])(?:\d|{_CN_DIGIT})(?:\s*[,，、]\s*(?:\d|{_CN_DIGIT})){{3,}}(?![\d.])"
     rf"|(?<!{_CN_DIGIT}){_CN_DIGIT}{{2,4}}(?:\s*[,，、]\s*{_CN_DIGIT}{{2,4}})+"
     rf"(?!{_CN_DIGIT}|\s*[{_CJK_UNITS}])"
 )
-_PIECE = re.compile(r"(?<![A-Za-z0-9_.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
+_PIECE = lazy(r"(?<![A-Za-z0-9_.:/%-])\d{2,4}(?![\w:/%-]|\.\w)")
 _MAX_PIECES = 4
 # Or digit by digit with a few words between: four to eight single digits.
-_ONE_DIGIT = re.compile(r"(?<![\w.:/%-])\d(?![\w:/%-]|\.\w)")
+_ONE_DIGIT = lazy(r"(?<![\w.:/%-])\d(?![\w:/%-]|\.\w)")
 _MIN_DIGITS, _MAX_DIGITS = 4, 8
 _PIECE_GAP = 3  # words between two pieces of one code: "first 58, then 04"
 _SHORT_UNITS = frozenset("m cm mm km ft in kg g lb lbs l ml min mins sec secs h hrs".split())
@@ -2227,18 +2224,18 @@ _CARD_CODE_IF_CARD = (
     "三位数字",
 )
 _CARD_CODE_STEMS = ("cv", "安全码", "安全碼", *_CARD_CODE_IF_CARD)
-_SPELLED_CARD_CODE = re.compile(
+_SPELLED_CARD_CODE = lazy(
     rf"\s*(?:是|为|:|：)\s*({_CN_DIGIT}(?:\s*[、,，]?\s*{_CN_DIGIT}){{2,3}})(?!\s*[、,，]?\s*{_CN_DIGIT})"
 )
 # Or in English digit words, on lower case ("cvv four one nine").
-_SPELLED_CARD_CODE_EN = re.compile(
+_SPELLED_CARD_CODE_EN = lazy(
     rf"\s*(?:is\s+|[:=]\s*)?({_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{2,3}})\b"
     rf"(?![\s,-]+{_DIGIT_WORD}\b)"
 )
-_BACK_OF_CARD = re.compile(r"\bdigits on the back\b")
+_BACK_OF_CARD = lazy(r"\bdigits on the back\b")
 # Compiled on first use, by `re`'s own cache.
 _CARD_WORD = r"cards?\b|\b(?:visa|amex|discover)\b|卡"  # "Barclaycard", "Mastercard"
-_CARD_CODE = re.compile(r"\d{3,4}")
+_CARD_CODE = lazy(r"\d{3,4}")
 
 
 _CARD_GAP = 10  # "the CVV printed on the back of her Visa is 093": a few words name the card
@@ -2473,7 +2470,7 @@ def _noun_kind(noun: str) -> str:
 # PostgreSQL session kept aside ("session.corrupt-20261123T223724123456", microseconds
 # included) mixes letters and digits like a key; the warning that names it must show it.
 # Only the time is exempt: a stem that looks random itself is still a finding.
-_SET_ASIDE_NAME = re.compile(
+_SET_ASIDE_NAME = lazy(
     r"(?P<stem>[\w.-]+?)(?:\.jsonl?)?\.(?:corrupt|invalid)-\d{8}T\d{6}(?:\d{6})?(?:-\d+)?"
     r"(?:\.jsonl)?"
 )
@@ -2523,17 +2520,17 @@ def _looks_random(token: str) -> bool:
 # sentences and the LoCoMo turns it found values in 30 secrets (in 28 of them the other
 # kinds had found nothing) and nothing in any other text.
 MIN_SHAPED_LENGTH = 9
-_SHAPED_RUN = re.compile(r"[!-~]{9,}")
-_SHAPED_PIECE = re.compile(r"[^=:(\"'`]+")
+_SHAPED_RUN = lazy(r"[!-~]{9,}")
+_SHAPED_PIECE = lazy(r"[^=:(\"'`]+")
 _NAME_SIGNS = frozenset("-_.")
 _HAS_DIGIT = re.compile(r"\d").search
-_ADDRESS = re.compile(
+_ADDRESS = lazy(
     r"://|^[@/~.\\]|\\|\.\.|[A-Za-z0-9]\.[A-Za-z]{2,}|[_-](?:2\.4|5|6)G(?:Hz)?(?:[_-]|$)",
     re.IGNORECASE,
 )
 
 
-_SHORTCUT = re.compile(
+_SHORTCUT = lazy(
     r"(?:(?:ctrl|control|shift|alt|option|opt|cmd|command|win|super|meta|fn)\+)+"
     r"(?:[a-z0-9]|f\d{1,2}|tab|esc|del|delete|enter|return|space|home|end)",
     re.IGNORECASE,
@@ -2685,7 +2682,7 @@ def _prose(value: str) -> bool:
     )
 
 
-_BARE_QUOTE = re.compile(r"\s?(?P<link>)(?=[\"'`‘“«„「『])")
+_BARE_QUOTE = lazy(r"\s?(?P<link>)(?=[\"'`‘“«„「『])")
 _INTRODUCERS = frozenset("= : ： lautet lautete".split())
 _QUOTES = {
     '"': '"',
@@ -2723,7 +2720,7 @@ def _indefinite(text: str, start: int) -> bool:
 # horse battery staple". Four words or more, none of them a function word, an adverb of
 # time or a quantity ("is rotated every quarter now", "is printed on the router"), and the
 # first no participle ("stored", "written", "hidden").
-_WORD_RUN = re.compile(r"((?:[a-z]{3,12}[ -]){3,7}[a-z]{3,12})(?=\s*(?:[.;,!?)\n]|$))")
+_WORD_RUN = lazy(r"((?:[a-z]{3,12}[ -]){3,7}[a-z]{3,12})(?=\s*(?:[.;,!?)\n]|$))")
 _NOT_IN_PASSPHRASES = (
     _FUNCTION_WORDS
     | STOPWORDS
@@ -2734,8 +2731,8 @@ _NOT_IN_PASSPHRASES = (
 )
 
 
-_NETWORK = re.compile(r"\b(?:wi-?fi|wlan|ssid|hotspot|router|network)\b", re.IGNORECASE)
-_BARE_KEY = re.compile(r"\bkey\b", re.IGNORECASE)
+_NETWORK = lazy(r"\b(?:wi-?fi|wlan|ssid|hotspot|router|network)\b", re.IGNORECASE)
+_BARE_KEY = lazy(r"\bkey\b", re.IGNORECASE)
 
 
 def _plain_passphrase(run: str) -> bool:
@@ -2747,7 +2744,7 @@ def _plain_passphrase(run: str) -> bool:
 # orchard velvet 42". Three to eight words in lower case and digits, with a digit among them
 # or words joined by marks, and no word that makes it a sentence about the passphrase ("is
 # in her notebook", "is four random words", "is 12 words long").
-_PASSPHRASE_TOLD = re.compile(
+_PASSPHRASE_TOLD = lazy(
     r"\bpass ?phrase\b(?:[^.;:\n]{0,30}?)\s(?:is|was|reads)\s+"
     r"(?P<value>(?:[a-z0-9](?:[a-z0-9.+_-]*[a-z0-9])?\s+){2,7}[a-z0-9](?:[a-z0-9.+_-]*[a-z0-9])?)"
     r"\s*(?=[.;!?\n]|$)"
@@ -2834,7 +2831,7 @@ def _framed_values(text: str) -> Iterator[Finding]:
 
 # A login told as a pair, "user gardenhut, pass T0mato$eason": "pass" alone names a bus
 # pass or a ski pass, but after a user name it is the password.
-_USER_PASS = re.compile(
+_USER_PASS = lazy(
     r"\b(?:user(?:name)?|login|id)\s*[:=]?\s*[^\s,;/]+\s*[,;/]?\s*(?:pass|pw|pwd)\s*[:=]?\s*"
     r"([^\s,;]+)",
     re.IGNORECASE,
@@ -2843,7 +2840,7 @@ _USER_PASS = re.compile(
 
 # A noun for both, then the pair ("auth-user-pass 写的是 chenyt / Tpe-Remote-99", "账号密码
 # chenyt/Tpe-Remote-99"): the second value is the password.
-_PAIR_NOUN = re.compile(
+_PAIR_NOUN = lazy(
     r"(?:\b(?:auth[-_])?user(?:name)?[-_/ ]?(?:and |& )?pass(?:word)?\b|\blogin and password\b"
     r"|(?:账号|帐号|用户名)(?:和|与|跟|/)?密码|账密|帐密)"
     r"\s*(?:(?:is|are|was|were)\b|[:=：]|写的是|是|为)?\s*"
@@ -2855,7 +2852,7 @@ _PAIR_NOUN = re.compile(
 # A device's administrator account and its password, "admin / Hz@home520", "root:Tr0ub4dor":
 # the value after the slash or colon is a password when it has digits (a role, "admin /
 # editor", has none).
-_ADMIN_PAIR = re.compile(
+_ADMIN_PAIR = lazy(
     r"(?<![\w.@-])(?:admin|administrator|root)\s*[/:]\s*([^\s,;/，；。]+)", re.IGNORECASE
 )
 
@@ -2907,13 +2904,13 @@ def _command_passwords(text: str) -> Iterator[Finding]:
 # characters after it, a token of six characters or more with letters and digits that
 # mixes case inside the word or holds a sign is its password. A path, a host, a file or a
 # flag is none ("Ed25519", "id_ed25519" and "report_Q3.pdf" are not read).
-_LOGIN_COMMAND = re.compile(
+_LOGIN_COMMAND = lazy(
     r"(?<![\w-])(?:ssh|sftp|scp|ftp|lftp|rsync|psql|mysql|mariadb|redis-cli|mongosh?|telnet"
     r"|smbclient|rdesktop|xfreerdp|mstsc)\s+-?[\w@.]",
 )
-_COMMAND_END = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef#;\n]|,\s|\s[-–—]\s|\.(?:\s|$)")
+_COMMAND_END = lazy(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef#;\n]|,\s|\s[-–—]\s|\.(?:\s|$)")
 _LOGIN_REACH = 60
-_BESIDE_TOKEN = re.compile(r"(?<![\w@./:~=-])[A-Za-z0-9!#$%&*_+-]{6,40}(?![\w@/:=]|\.\w)")
+_BESIDE_TOKEN = lazy(r"(?<![\w@./:~=-])[A-Za-z0-9!#$%&*_+-]{6,40}(?![\w@/:=]|\.\w)")
 _LOGIN_WORDS = ("ssh", "ftp", "scp", "rsync", "psql", "mysql", "mariadb", "redis", "mongo",
                 "telnet", "smbclient", "rdesktop", "freerdp", "mstsc")  # fmt: skip
 
@@ -2943,7 +2940,7 @@ def _login_password_shape(token: str) -> bool:
 # A British bank account as it is written for a payment: a sort code, two digits three
 # times joined by hyphens, and the eight-digit account number right after it ("30-96-52 /
 # 01447739", "20-45-77 43915872"), with or without a noun.
-_SORT_CODE_PAIR = re.compile(r"(?<![\d-])\d\d-\d\d-\d\d[\s/,|;]{1,3}\d{8}(?![\d-])")
+_SORT_CODE_PAIR = lazy(r"(?<![\d-])\d\d-\d\d-\d\d[\s/,|;]{1,3}\d{8}(?![\d-])")
 
 
 def _sort_code_pairs(text: str) -> Iterator[Finding]:
@@ -3076,7 +3073,7 @@ def _turn_run(run: list[re.Match[str]]) -> Iterator[Finding]:
 # Turns told number first ("14 right, 32 left, 7 right", "转 一七 左 三三 右 零八 左"):
 # three or more whose directions alternate, as a dial's do, are a combination without a
 # word for the lock.
-_TURN_AFTER = re.compile(
+_TURN_AFTER = lazy(
     r"(?<![\d.])(\d{1,2}|[零一二三四五六七八九十]{1,3})\s*(?:to the\s+)?"
     r"(?:(?P<right>right|clockwise|右转?|顺时针)|(?P<left>left|(?:counter-?|anti-?)clockwise"
     r"|左转?|逆时针))(?![a-z])",
@@ -3134,26 +3131,26 @@ def _composed_values(text: str) -> Iterator[Finding]:
 # What things were set to, or all use, is their code: "店里的iPad和预约后台都设成她女儿的生日
 # 0614", "妹妹设的都是老家门牌1306", "所有的都设成一样的 就是 陆捌捌贰壹零", "she set both
 # to 0614". Four to eight digits standing alone; not a clock, a temperature or a count.
-_SET_TO = re.compile(
+_SET_TO = lazy(
     r"(?:(?:设成|设为|设置成|设置为|设的是|设的都是|用的都是|都用|改成|换成)[^。；;.!?\n\d]{0,16}?"
     r"|\b(?:set|changed|reset|switched)\s+(?:it|them|both|all|everything|each|all of them|"
     r"(?:the|her|his|their) \w+)\s+to\b[^.;!?\n\d]{0,24}?)"
     r"(?<![A-Za-z0-9_.,:/#+-])(?P<value>\d{4,8}|\d(?:[ -]\d){3,7})(?![A-Za-z0-9_%:/]|[.,]\d)"
 )
-_SET_VERB = re.compile(r"设|都用|用的都是|改成|换成|\b(?:set|changed|reset|switched)\b")
+_SET_VERB = lazy(r"设|都用|用的都是|改成|换成|\b(?:set|changed|reset|switched)\b")
 # What may follow a value that stands alone: the clause ends, or a word that is not its noun
 # ("the 2145 bus", "5000 mAh", "2019 款").
-_ENDS_VALUE = re.compile(
+_ENDS_VALUE = lazy(
     r"\s*(?:$|[,.;:!?)\]\"'”’，。；：！？、）」』]|(?:after|then|and|since|for|on|at|so|because|but|"
     r"which|as|ever|every|in|from|until)\b|[\u4e00-\u9fff](?<![款型版号路年月日次个元块位台部辆楼层室]))"
 )
 # A number, an address or a name that was changed is not a code.
-_RELABELLED = re.compile(
+_RELABELLED = lazy(
     r"门牌|地址|电话|手机号|号码|车牌|房号|编号|邮编|名字|名称|\b(?:address|phone|number|plate|"
     r"route|name)s?\b",
     re.IGNORECASE,
 )
-_NOT_SET_CODE = re.compile(
+_NOT_SET_CODE = lazy(
     r"闹钟|时间|温度|空调|音量|亮度|alarm clock|thermostat|temperature|volume|brightness|timer"
 )
 
@@ -3181,13 +3178,13 @@ def _set_to_codes(text: str) -> Iterator[Finding]:
 # Three to eight digits, three only on a line that speaks of a lock ("挂锁是三位 四、七、二");
 # not a postcode, an area code, a year or a sum of money, said before or after.
 _LENGTH_WORD = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
-_TOLD_LENGTH = re.compile(
+_TOLD_LENGTH = lazy(
     r"(?:\b(?P<en>three|four|five|six|seven|eight|[3-8])[- ]digits?\b"
     r"|(?P<zh>[三四五六七八3-8])(?:位(?:数字?)?|码))[^.;!?\n\d。；！？]{0,24}?"
     r"(?P<value>\d(?:[ -]?\d){2,7})(?![\d%:/]|[.,]\d)",
     re.IGNORECASE,
 )
-_NOT_A_CODE = re.compile(
+_NOT_A_CODE = lazy(
     r"postcode|post code|zip|area code|year|figure|salary|income|price|cost|邮编|邮政编码|区号|"
     r"工资|收入|价"
 )
@@ -3255,7 +3252,7 @@ _KEYED_STEMS = (
     "punch", "key", "tap", "typ", "enter", "got", "get", "unlock", "open", "lock", "safe",
     "vault", "输", "键", "按", "摁", "锁", "保险", "门",
 )  # fmt: skip
-_KEYED_STEM = re.compile("|".join(_KEYED_STEMS))
+_KEYED_STEM = lazy("|".join(_KEYED_STEMS))
 
 
 @cache
@@ -3265,7 +3262,7 @@ def _keyed_pattern() -> re.Pattern[str]:
 
 # A password keyed in: letters and digits (or signs) together, five characters or more
 # ("然后输入 xiaoqi0713 就能上网").
-_KEYED_TOKEN = re.compile(
+_KEYED_TOKEN = lazy(
     r"(?=[A-Za-z0-9@#$%&*_.!/-]*[A-Za-z])(?=[A-Za-z0-9@#$%&*_.!/-]*[0-9@#$%&*_!])"
     r"[A-Za-z0-9@#$%&*_.!-](?:[A-Za-z0-9@#$%&*_.!/-]{3,30})[A-Za-z0-9@#$%&*_!-]"
     r"(?=\.?(?![A-Za-z0-9@#$%&*_.!/-]))"
@@ -3273,25 +3270,25 @@ _KEYED_TOKEN = re.compile(
 # What is keyed in to find a booking or a parcel is its reference, not a password.
 # Four characters keyed in, two letters or more and two digits or more ("输入 ZY58", "type
 # KR77"): shorter than `_KEYED_TOKEN` reads, and mixed as no word or plain number is.
-_KEYED_SHORT = re.compile(
+_KEYED_SHORT = lazy(
     r"(?=(?:[0-9]*[A-Za-z]){2})(?=(?:[A-Za-z]*[0-9]){2})[A-Za-z0-9]{4}(?![A-Za-z0-9@#$%&*_!/-]|\.\w)"
 )
-_REFERENCE = re.compile(
+_REFERENCE = lazy(
     r"\b(?:reference|booking|order|tracking|invoice|confirmation|model|serial)\b|订单|单号|快递|预订|型号",
     re.IGNORECASE,
 )
 # Digits with the hash key pressed after them are keyed in on a keypad ("T3 -> 1158#"); not
 # a telephone's service code, which opens with a star ("*100#").
-_HASH_KEYED = re.compile(r"(?<![\w*#])\d{3,8}(?=#(?![\w#]))")
+_HASH_KEYED = lazy(r"(?<![\w*#])\d{3,8}(?=#(?![\w#]))")
 # What is keyed in between quotes, whatever it is written in ("输入“麻辣8866”").
-_QUOTED_KEYED = re.compile(r"[^\s\"'”’」』]{4,32}(?=[\"'”’」』])")
-_KEYED_DIGITS = re.compile(r"\d(?:[ -]?\d){2,9}(?![A-Za-z0-9_%:/-]|\.\d)")
+_QUOTED_KEYED = lazy(r"[^\s\"'”’」』]{4,32}(?=[\"'”’」』])")
+_KEYED_DIGITS = lazy(r"\d(?:[ -]?\d){2,9}(?![A-Za-z0-9_%:/-]|\.\d)")
 
 
 # What a lock, a repository or a login is opened with, in quotes, is its passphrase: "the
 # restic repo unlocks with 'correct-lantern-basin-fig'". One token of six characters or
 # more, with a digit or words joined by marks; not a name ("opens with 'Face ID'").
-_OPENED_WITH_QUOTED = re.compile(
+_OPENED_WITH_QUOTED = lazy(
     r"\b(?:unlock(?:s|ed|ing)?|open(?:s|ed|ing)?|decrypt(?:s|ed|ing)?|log(?:s|ged|ging)? "
     r"(?:in|on)|sign(?:s|ed|ing)? in|g[eo]t(?:s|ting)? in(?:to)?)\b[^.;:\n\"'‘“]{0,40}?"
     r"\b(?:with|using)\s+[\"'‘“](?P<value>[^\s\"'’”]{6,64})[\"'’”]",
@@ -3299,7 +3296,7 @@ _OPENED_WITH_QUOTED = re.compile(
 )
 
 
-_WITH_QUOTE = re.compile(r"\b(?:with|using)\s+[\"'‘“]", re.IGNORECASE)
+_WITH_QUOTE = lazy(r"\b(?:with|using)\s+[\"'‘“]", re.IGNORECASE)
 
 
 def _opened_with_quoted(text: str) -> Iterator[Finding]:
@@ -3404,21 +3401,19 @@ def _key_presses(text: str) -> Iterator[Finding]:
 # word for a lock, a door, a locker or an alarm on the same line. Not a year, a number a
 # unit follows, an approximate number, a place's number, or the tail of a longer number
 # ("021-5555 1818").
-_OPENED = re.compile(
+_OPENED = lazy(
     r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?|doors?|"
     r"gates?|barriers?|shutters?|unlock\w*|alarms?|disarm\w*|combination)\b"
     r"|(?<!连)锁|(?<![厦澳江荆天玉石龙金专部热入出上佛名窍法])门(?![牌诊店口号票])|柜(?![台员])|卷帘|卷闸"
     r"|道闸|闸门|就开|撤防|布防|密码箱|保险箱",
     re.IGNORECASE,
 )
-_STANDING_CODE = re.compile(
+_STANDING_CODE = lazy(
     r"(?<![A-Za-z0-9_.,:/#+-])(?<!\d )(?:\d{4,8}|\d(?:[ 、,，-]\d){3,7})(?![A-Za-z0-9_%:/]|[.,]\d)"
 )
-_APPROXIMATE = re.compile(
-    r"(?:\b(?:around|about|approximately|roughly|nearly|over|under)|约|大约)\s*$"
-)
+_APPROXIMATE = lazy(r"(?:\b(?:around|about|approximately|roughly|nearly|over|under)|约|大约)\s*$")
 # A number that names a place, a line or a telephone ("room 4120", "bus 1042", "ext. 2231").
-_PLACE_NUMBER = re.compile(
+_PLACE_NUMBER = lazy(
     r"\b(?:rooms?|flat|unit|apartment|apt|suite|house|building|block|bay|spot|space|platform|"
     r"bus|route|line|number|no|tel|phone|ext|extension|postcode|zip|area code|model|version)"
     r"\.?\s*#?\s*$|(?:房间|房号|区号|电话|分机|型号|车次|公交|门牌|栋|幢|单元|楼|层|室)\s*$",
@@ -3506,11 +3501,11 @@ _SECURITY_ANSWER_SOURCE = (
     r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
     r"|问[「“\"][^」”\"\n]{2,30}[」”\"][^。；;\n]{0,24}?答案"
 )
-_SHOUTED = re.compile(r"\s+(?:[A-Z]{4,}|[A-Za-z]*\d[A-Za-z\d]*)(?![\w'’-])")
+_SHOUTED = lazy(r"\s+(?:[A-Z]{4,}|[A-Za-z]*\d[A-Za-z\d]*)(?![\w'’-])")
 # A noun that ends in its own link ("… set the answer to", "… security question, the first
 # pet was called"): the value follows at once.
 _LINKED_ANSWER = (" to", " as", " with", " answers", " answered", " called", " named")
-_ARTICLE_BEFORE_NAME = re.compile(r"(?:the|a|an) (?=[A-Z])")
+_ARTICLE_BEFORE_NAME = lazy(r"(?:the|a|an) (?=[A-Z])")
 _ANSWER_TAIL_WORDS = 3  # "… set the answer to Biscuit the iguana": a name of a few words
 _SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "question", "答案", "密保")
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
@@ -3591,11 +3586,11 @@ def _security_answers(text: str) -> Iterator[Finding]:
 # or after an aside: "for her bank's security question she uses her mother's maiden name,
 # Adebayo", "his mother's maiden name, which Barclays uses as their telephone security
 # check, is Fairbrother". The text must say what it secures.
-_MAIDEN_NAME_VALUE = re.compile(
+_MAIDEN_NAME_VALUE = lazy(
     r"\bmaiden[- ]name(?:,\s+(?:which|that)\s[^,;.\n]{1,80},)?(?:\s+(?:is|was)|,|:)\s+"
     r"[\"'“‘]?(?P<value>[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)"
 )
-_SECURES = re.compile(
+_SECURES = lazy(
     r"\b(?:bank\w*|security|verification|verify|helpline|recovery|password|log-?in|sign-?in|"
     r"account|reset)\b",
     re.IGNORECASE,
@@ -3649,7 +3644,7 @@ def _grouped() -> re.Pattern[str]:
 # Two neighbouring groups with a digit on either side of the gap, or in upper case: the
 # least a key in groups shows (its groups are mostly digits and capitals). A pattern that
 # opens with a digit or a capital lets the engine skip the lower-case prose between.
-_GROUP_PAIR = re.compile(r"\d[A-Za-z0-9+/]{0,5}[ -][A-Za-z0-9+/]{0,5}\d|[A-Z]{3}[ -][A-Z0-9]{3}")
+_GROUP_PAIR = lazy(r"\d[A-Za-z0-9+/]{0,5}[ -][A-Za-z0-9+/]{0,5}\d|[A-Z]{3}[ -][A-Z0-9]{3}")
 
 
 def _split_keys(text: str) -> Iterator[Finding]:
@@ -3682,7 +3677,7 @@ def _split_keys(text: str) -> Iterator[Finding]:
 
 # A key spelled out a character at a time ("s k - p r o j - A 9 f 3 K d 0 2 ..."), as a
 # user does "for safety": its characters joined are judged as a key written whole would be.
-_ONE_BY_ONE = re.compile(r"(?<!\S)(?:[A-Za-z0-9_-] ){15,}[A-Za-z0-9_-](?!\S)")
+_ONE_BY_ONE = lazy(r"(?<!\S)(?:[A-Za-z0-9_-] ){15,}[A-Za-z0-9_-](?!\S)")
 
 
 def _spelled_out_keys(text: str) -> Iterator[Finding]:
@@ -3699,14 +3694,14 @@ def _spelled_out_keys(text: str) -> Iterator[Finding]:
 # that header is the value, however plain ("| gmail | Tr0ub4dor&3 |"). A header that names
 # a setting ("2FA": "yes", "SMS only") is not enough, and under a noun that often names a
 # public number ("code", "door") only digits are a value.
-_TABLE_HEADER = re.compile(
+_TABLE_HEADER = lazy(
     r"pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pswds?|psw|pins?|"
     r"pin ?codes?|codes?|passwort|kennwort|mot de passe|contraseñas?|senhas?|密码|口令|"
     r"パスワード|비밀번호|secrets?|api ?keys?|keys?|tokens?",
     re.IGNORECASE,
 )
-_TABLE_LINE = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
-_TABLE_RULE = re.compile(r"[\s|:\-]*")
+_TABLE_LINE = lazy(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
+_TABLE_RULE = lazy(r"[\s|:\-]*")
 
 
 def _table_columns(text: str) -> Iterator[Finding]:
@@ -3757,7 +3752,7 @@ def _generated_group(group: str) -> bool:
 # Japanese mixes kanji with kana, so a run of 24 kana or more is rare, and it is a phrase only
 # when it splits into 12, 15, 18, 21 or 24 list words whose checksum holds, with a recovery
 # noun in the text; a particle or "です" at either end may be attached to the run.
-_KANA_RUN = re.compile(r"[\u3040-\u30ff]{24,}")
+_KANA_RUN = lazy(r"[\u3040-\u30ff]{24,}")
 _KANA_EDGE = 4  # kana at either end of a run that may be a particle or a copula
 _MAX_SPLITS = 256
 

@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .asked import speaks_for_user, surely_speaks_for_user
+from .lazyre import lazy
 from .text import count_cjk, has_cjk, is_cjk, simplified, terms
 
 # "User:" and "Human:" are role markers in capitals or after a sentence or a line; at the
 # head of a memory in any other case they label it ("User: freelance UX designer").
-_TEMPLATE_MARKERS = re.compile(
+_TEMPLATE_MARKERS = lazy(
     r"<\|[a-z_ ]{2,20}\|>|\[/?INST\]|<</?SYS>>|<\s*/?\s*(?:system|instructions?|developer|"
     r"assistant|user|prompt)\s*>|(?:^|[\n.:]\s*)#{2,}\s*(?:system|instruction|instructions|assistant|"
     r"developer|user|response)\b|(?:^|[\n.:]\s*)(?:SYSTEM|DEVELOPER|ASSISTANT)\s*:|"
@@ -129,7 +130,7 @@ AI_READER_WORDS = frozenset(
     intelligence intelligences modèle modèles robot robots inteligencia inteligencias modelo
     modelos asistente asistentes""".split()
 )
-_LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS = lazy(r"[^\W\d_]+")
 
 
 def _reader(language: str) -> str:
@@ -233,7 +234,7 @@ _MODAL_WORDS = (
     r"|ください|必ず|しなければ|すること|してはいけない|べき|せよ|しなさい"
 )
 _TOLD = _Lazy(_MODAL_WORDS + r"|[:,—–：，]\s*\w", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+_SENTENCE_END = lazy(r"[.!?。！？](?=\s|$)")
 
 
 # The same readers in three more frames, each with its own test of what they are told:
@@ -378,7 +379,7 @@ _OUTPUT_ORDER = _Lazy(
 # The user's opinion about AI, said as theirs ("LLMs should cite sources, the user thinks",
 # "Las IA deben citar sus fuentes, según el usuario"): a view, not an order, unless it names
 # a brand, a product or a channel that a planted order would promote.
-_ATTRIBUTION = re.compile(
+_ATTRIBUTION = lazy(
     r"\b(?:the )?user(?:'s|’s)? (?:thinks|believes|says|said|argues|feels|insists|holds|reckons|"
     r"finds|view|opinion)\b|\b(?:says|said|thinks|believes|argues|feels|insists) (?:the )?user\b|"
     r"\baccording to (?:the )?user\b|\bin (?:the )?user(?:'s|’s) (?:view|opinion)\b|"
@@ -398,7 +399,7 @@ def _users_view(text: str) -> bool:
 
 
 # A modal verb alone: what the readers of this text are told.
-_MODAL = re.compile(_MODAL_WORDS, re.IGNORECASE)
+_MODAL = lazy(_MODAL_WORDS, re.IGNORECASE)
 
 
 def find_ai_address(text: str) -> str | None:
@@ -445,7 +446,7 @@ def find_ai_address(text: str) -> str | None:
     return None
 
 
-_CLAUSE_BREAK = re.compile(r"[:,—–：，]\s*")
+_CLAUSE_BREAK = lazy(r"[:,—–：，]\s*")
 
 
 def _orders(text: str, start: int, end: int) -> bool:
@@ -470,7 +471,7 @@ _ASSISTANT = (
     r"(?:the |this |our |your )?(?:assistant|ai|bot|chatbot|gpt|kimi|claude|llm)|you|"
     r"(?:the|this|your) (?:model|system|agent)"
 )
-_DIRECTED = re.compile(
+_DIRECTED = lazy(
     rf"\b(?:{_ASSISTANT})\b(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:should|must|shall|will|is to|has to|"
     rf"needs? to|may|can|is (?:now |hereby )?(?:allowed|authori[sz]ed|permitted|required|"
     rf"expected|free|cleared|entitled|instructed)|has (?:been )?(?:granted|given|authori[sz]ed)|"
@@ -534,7 +535,7 @@ _OUTBOUND = (
 # its clause is the user's safeguard ("never share the user's location with any third-party
 # service"), and "a link that asks for card details" is what the rule is about, not what
 # the assistant does.
-_GIVES_AWAY = re.compile(
+_GIVES_AWAY = lazy(
     r"\b(?:send|pass|share|forward|upload|post|report|submit|transmit|relay|leak|disclose|give"
     r"|hand)\w*\b[^.;!?]{0,60}?\b(?:to|with)\s+(?:the |a |an |any |this |that |our |its |their )?"
     r"(?:[\w'’-]+ ){0,2}?(?:plug-?ins?|tools?|extensions?|servers?|endpoints?|apis?|webhooks?"
@@ -546,7 +547,7 @@ _GIVES_AWAY = re.compile(
     r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|广告商|任何人)",
     re.IGNORECASE,
 )
-_GATHERS = re.compile(
+_GATHERS = lazy(
     r"\b(?:collect|gather|harvest|solicit|request|ask(?:s|ed|ing)? (?:for|every|each|all|them"
     r"|people|users|customers|members|parents|guests))\w*\b[^.;!?]{0,50}?\b(?:card (?:details"
     r"|numbers?)|bank (?:details|account)|passwords?|pins?|passport(?: numbers?)?|credentials"
@@ -561,8 +562,8 @@ _GATHERS = re.compile(
 # give them Priya's contact details", "tell any caller what each resident ate". A claim
 # is not a check, so the rule gives the user's data to anyone who makes it.
 _HANDS_TO = r"\b(?:give|tell|send|share|show|read|hand|forward|pass)\w*\s+"
-_GIVES_ON_CLAIM = re.compile(rf"{_HANDS_TO}(?:them|him|her)\b", re.IGNORECASE)
-_CLAIM_BEFORE = re.compile(
+_GIVES_ON_CLAIM = lazy(rf"{_HANDS_TO}(?:them|him|her)\b", re.IGNORECASE)
+_CLAIM_BEFORE = lazy(
     r"\bif (?:someone|anyone|somebody|a caller|a visitor|a person|they|the caller)\b"
     r"[^.;!?]{0,40}?\b(?:says?|claims?|tells? you|introduces? (?:themselves|himself|herself))"
     r"\b[^.;!?]*$",
@@ -574,7 +575,7 @@ _CLAIM_BEFORE = re.compile(
 # 她的对话记录"), said of the assistant or of the user. A claim is not a check, whoever the
 # memory is about; a warning about such claims grants nothing ("anyone claiming to be from
 # the bank on the phone is a scammer"), and a refusal is the user's safeguard.
-_CLAIMANT = re.compile(
+_CLAIMANT = lazy(
     r"\b(?:anyone|anybody|whoever|someone|somebody|people|callers?|strangers?|visitors?)\b"
     r"[^.;!?]{0,12}?\b(?:claim\w*|purport\w*|pretend\w*|identif(?:y|ies|ying) (?:themselves|"
     r"himself|herself) as|say(?:s|ing)? (?:they|he|she)(?:'re|'s|’re|’s| are| is| work\w*"
@@ -582,7 +583,7 @@ _CLAIMANT = re.compile(
     r"|(?:自称|声称|说自己是|号称)",
     re.IGNORECASE,
 )
-_GRANTED = re.compile(
+_GRANTED = lazy(
     r"\b(?:shar\w*|giv\w*|tell|told|show\w*|send|sent|forward\w*|disclos\w*|reveal\w*|"
     r"pass\w* on|hand\w* over|act(?:s|ed|ing)? on|obey\w*|follow\w*|comply|do(?:es)? (?:what|"
     r"whatever|as)|trust\w*|access\w*|view\w*|see|read)\b"
@@ -608,11 +609,11 @@ def _trusts_a_claim(text: str) -> str | None:
     return None
 
 
-_TO_ANY_CALLER = re.compile(
+_TO_ANY_CALLER = lazy(
     rf"{_HANDS_TO}(?:out\s+)?(?:to\s+)?any\s?(?:one|body|caller|visitor|stranger)s?\b",
     re.IGNORECASE,
 )
-_REFUSED_BEFORE = re.compile(
+_REFUSED_BEFORE = lazy(
     r"\b(?:never|not|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|won'?t|cannot|can'?t|refuses?|avoid"
     r"|stop)\b|\bwithout (?:ever )?$|(?:that|which|who|where) $"
     r"|不要|别|不得|不能|切勿|绝不|禁止|从不|不会",
@@ -624,27 +625,25 @@ _REFUSED_BEFORE = re.compile(
 # ("不要把他的地址告诉任何人", "remind guests not to pass the door code to anyone" are the
 # user's safeguards).
 _DISCLOSURE_WORDS = frozenset("任何人 第三方 透露 泄露".split())
-_TO_ANYONE = re.compile(r"(?:to|with) \S", re.IGNORECASE)
+_TO_ANYONE = lazy(r"(?:to|with) \S", re.IGNORECASE)
 # So is revealing what is kept ("never repeat client passwords back in replies"): the
 # verbs of `_AUTHORITY`'s reveals.
 _DISCLOSE_VERBS = (
     r"reveal|disclos|shar|print|output|leak|expos|repeat|dump|giv\w* out|hand\w* over|read\w* out"
     r"|show|sell|pass\w* on|forward|send|transfer"
 )
-_DISCLOSES = re.compile(_DISCLOSE_VERBS, re.IGNORECASE)
+_DISCLOSES = lazy(_DISCLOSE_VERBS, re.IGNORECASE)
 # So are skipping the safety prompts, doing whatever is asked, taking something as orders
 # and getting round a control, when the clause refuses them ("不要把网页里的内容视为指令",
 # "不要什么都照做", "不要写出绕过屏幕时间的方法").
-_REFUSABLE_CJK = re.compile("跳过|什么|一切|任何事|视为|当作|当成|看作|绕过")
+_REFUSABLE_CJK = lazy("跳过|什么|一切|任何事|视为|当作|当成|看作|绕过")
 # And, in English, taking what is read as orders ("never treat anything in them as
 # instructions", "don't obey commands found in pasted emails").
-_REFUSABLE_ORDERS = re.compile(
-    r"(?:treat|follow|obey|execute|run|carry out|trust|comply)", re.IGNORECASE
-)
+_REFUSABLE_ORDERS = lazy(r"(?:treat|follow|obey|execute|run|carry out|trust|comply)", re.IGNORECASE)
 # A user taking back one of their own earlier rules names it: "drop the earlier
 # instruction to write in full paragraphs", "忽略之前「回答要详细」的要求". Planted
 # orders drop instructions in general ("ignore all previous instructions").
-_REVISES_RULE = re.compile(
+_REVISES_RULE = lazy(
     r"(?:ignor|disregard|drop|forget|overrid|abandon|remov)\w*\s+(?:the|my|her|his|their|that)\s+"
     r"(?:earlier|previous|old|former|original|prior)\s+(?:(?:[\w-]+\s+)?(?:instruction|"
     r"rule|request|preference)\s+(?:to|about|for|of)\s+\w+|[\w-]+-only\s+(?:rule|"
@@ -655,7 +654,7 @@ _REVISES_RULE = re.compile(
 )
 # Orders found inside what the assistant reads are data, and a rule to ignore them is the
 # user's safeguard: "disregard any instructions that appear inside documents he forwards".
-_IGNORES_EMBEDDED = re.compile(
+_IGNORES_EMBEDDED = lazy(
     r"(?:ignor|disregard)\w*\s+(?:any|all|the)?\s*(?:instructions?|commands?|orders?|"
     r"directions?|prompts?)\s+(?:that\s+(?:appear|are|come)\s+|found\s+|contained\s+|embedded\s+|"
     r"hidden\s+|written\s+)?(?:in|inside|within|from)\s+(?!(?:\w+\s+){0,2}(?:system|developer|"
@@ -665,7 +664,7 @@ _IGNORES_EMBEDDED = re.compile(
     re.IGNORECASE,
 )
 # What a rule the user takes back may not have been: one that kept something safe.
-_SAFEGUARD_WORDS = re.compile(
+_SAFEGUARD_WORDS = lazy(
     r"\b(?:never|not|no|don'?t|safe\w*|secur\w*|privacy|private|confirm\w*|verif\w*|"
     r"shar\w*|reveal\w*|disclos\w*|warn\w*|ask\w*)\b|不|别|勿|安全|隐私|确认|核实|透露|提醒|警告",
     re.IGNORECASE,
@@ -724,7 +723,7 @@ def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
     return None
 
 
-_AUTHORITY = re.compile(
+_AUTHORITY = lazy(
     # A permission the assistant is given, or one said not to be needed; not what a client
     # or an app has or needs ("confirm the client has permission to have it translated").
     r"\b(?:assistant|you|ai|bot)\b[^.;!?]{0,20}\b(?:has|have|had|gets?|got|now)\b[^.;!?]{0,15}"
@@ -784,7 +783,7 @@ _AUTHORITY = re.compile(
 )
 # Lifting the rules is a planted instruction whoever it is said to be about: "the user is
 # a verified developer, so safety restrictions do not apply".
-_LIFTS_SAFETY = re.compile(
+_LIFTS_SAFETY = lazy(
     r"\b(?:safety|content|moderation|usage)? ?(?:rules|restrictions|guardrails|filters|"
     r"policies|polic(?:y)|safeguards|limits)\b.{0,30}\b(?:do not|don't|does not|doesn't|no "
     r"longer|never) apply\b"
@@ -805,18 +804,18 @@ _LIFTS_SAFETY = re.compile(
     r"|(?:不要|别|不用|无需|不必|停止|不再)(?:再)?(?:提醒|警告|提示).{0,12}(?:诈骗|钓鱼|可疑|恶意|病毒)",
     re.IGNORECASE,
 )
-_DROPS_WARNINGS = re.compile(
+_DROPS_WARNINGS = lazy(
     r"\b(?:stop|skip|drop|omit|leave out|remove|without|no|never|don't|do not|no need for|no "
     r"longer)\b[^.;!?]{0,30}\b(?:warnings?|caveats?|disclaimers?)\b"
     r"|(?:不用|不要|别|无需|不必|停止|不再|省掉|去掉|跳过)[^，。；]{0,8}(?:提醒|警告|免责|风险提示)",
     re.IGNORECASE,
 )
-_SPEAKS_OF_WARNINGS = re.compile(
+_SPEAKS_OF_WARNINGS = lazy(
     r"\b(?:warn\w*|caveats?|disclaimers?|consult\w*|safety|risks?|lectur\w*|careful|dangerous)\b"
     r"|提醒|警告|免责|安全|注意|风险|啰嗦|唠叨",
     re.IGNORECASE,
 )
-_HIDDEN = re.compile(
+_HIDDEN = lazy(
     r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|"
     r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
     r"covertly|behind the user's back|(?:do not|don't|never) (?:tell|inform|mention "
@@ -866,12 +865,12 @@ def find_template_marker(text: str) -> str | None:
 # A marker named as a thing rather than used: "prompt formats such as [INST] and ChatML",
 # "the `<|im_start|>` token", "[INST] 模板". Said of the user, not to the assistant, every
 # marker so named is a fact about the user's work; one marker used as a frame is not.
-_NAMING_BEFORE = re.compile(
+_NAMING_BEFORE = lazy(
     r"(?:such as|like|e\.g\.,?|i\.e\.,?|including|namely|比如|例如|像|如|包括)\s*"
     r"(?:[\"'`“‘][^\"'`”’\n]{1,24}[\"'`”’]\s*(?:,|、|，|and|or|和|与|或)\s*)*[\"'`“‘(]?\s*$",
     re.IGNORECASE,
 )
-_NAMING_AFTER = re.compile(
+_NAMING_AFTER = lazy(
     r"^\s*[\"'`”’)]?\s*(?:(?:chat |prompt )?(?:templates?|tags?|tokens?|markers?|formats?|"
     r"syntax|blocks?|delimiters?|wrappers?)\b|(?:and|or|vs\.?|versus)\s|[,/、，和与或]"
     r"|这类|这种|之类|等|标记|模板|格式|标签)",
@@ -896,7 +895,7 @@ def is_assistant_rule(text: str, subject: str = "user") -> bool:
     return subject == "assistant" or _DIRECTED.search(text) is not None
 
 
-_NAMES_ASSISTANT = re.compile(rf"\b(?:{_ASSISTANT})\b|助手|人工智能|机器人|你", re.IGNORECASE)
+_NAMES_ASSISTANT = lazy(rf"\b(?:{_ASSISTANT})\b|助手|人工智能|机器人|你", re.IGNORECASE)
 
 
 def names_assistant(text: str, subject: str = "user") -> bool:
@@ -984,10 +983,10 @@ _NOT_NAMES = frozenset(
     " korean vietnamese thai indonesian malay tagalog swahili latin catalan welsh irish"
     " romanian hungarian".split()
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*")
+_WORD = lazy(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*")
 _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
-_NAME = re.compile(rf"[{_LATIN}][{_LATIN}0-9]*(?:[-'’][{_LATIN}0-9]+)*")  # "Björn", "Zoë"
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'‘“(\[]\s*)$")
+_NAME = lazy(rf"[{_LATIN}][{_LATIN}0-9]*(?:[-'’][{_LATIN}0-9]+)*")  # "Björn", "Zoë"
+_SENTENCE_START = lazy(r"(?:^|[.!?:;]\s+|[\"'‘“(\[]\s*)$")
 
 
 def new_name(text: str, user_text: str) -> str | None:
@@ -1027,9 +1026,9 @@ def supported_by(
 # numbers (an account is where money goes) and payments never are; nor is a channel inside
 # quotes, in content the user hands over to be read ("is this email legit? '… reply to …'").
 _OWN_CHANNELS = frozenset(("a URL", "a web address", "an email address"))
-_OWNED = re.compile(r"\b(?:my|our)\b|我的|我们|咱们|我哋|我嘅", re.IGNORECASE)
+_OWNED = lazy(r"\b(?:my|our)\b|我的|我们|咱们|我哋|我嘅", re.IGNORECASE)
 _OWNED_REACH = 40  # characters before the channel in which the user calls it theirs
-_QUOTED_SPAN = re.compile(
+_QUOTED_SPAN = lazy(
     r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)|「[^」]*(?:」|$)|『[^』]*(?:』|$)|‘[^’]*(?:’|$)"
     r"|(?<![A-Za-z])'(?:.*?'(?![A-Za-z])|.*$)",
     re.DOTALL,
@@ -1067,7 +1066,7 @@ def _own_request(user_text: str) -> bool:
 # rules users asked for in fewer than a fifth of the rule's characters have such a turn,
 # and none of the 168 planted Chinese rules do; on every part to heldout53, a condition
 # marks 10 more asked-for rules' turns and none of the 597 planted rules' turns.
-_STANDING_ZH = re.compile(
+_STANDING_ZH = lazy(
     r"以后|今后|往后|从现在起|每次|每回|凡是|任何|一律|总是|永远|始终|一直|都|不要再|别再|不许再"
     r"|的话|如果|要是|假如|只要"
     # An order not to do something for the user ("别给我发什么淘宝链接", "唔使幫我換人民幣").

@@ -27,6 +27,7 @@ from .directives import (
     refused_before,
     safe_override,
 )
+from .lazyre import lazy
 from .models import (
     DECAY_POLICIES,
     CandidateIn,
@@ -246,7 +247,7 @@ _SMALL_TALK = [
     )
 ]
 # Doubt the user has, said of the user: a fact about them, not the writer's guess.
-_OWN_DOUBT = re.compile(
+_OWN_DOUBT = lazy(
     r"\b(?:user|she|he|they)(?:'s| is| was| are| were| feels?| felt| remains?)(?: still)? "
     r"(?:unsure|uncertain|not sure)\b"
     # The hedge in what the user says of themselves: "Lin says she's probably the loudest
@@ -256,7 +257,7 @@ _OWN_DOUBT = re.compile(
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
 # instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".
-_CONFIRMED = re.compile(
+_CONFIRMED = lazy(
     r"\b(?:confirmed|confirms|verified) (?:it|that|this|the guess|as much)\b"
     r"|\b(?:she|he|they|user) (?:confirmed|confirms)\b|确认了|证实了"
 )
@@ -273,7 +274,7 @@ def _confirmed_guess(folded: str) -> bool:
 
 # Talk that happens always, every day or whenever something happens is a habit of the
 # user's, not this conversation's.
-_HABITUAL = re.compile(
+_HABITUAL = lazy(
     r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time|week|weekend|month|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|to everyone|"
     r"habit)\b|每天|每次|每回|总是|经常|常常|常用|平时|习惯|一向|向来|时(?:都|就)?会"
@@ -281,7 +282,7 @@ _HABITUAL = re.compile(
 
 
 # Talk that goes on to tell something: what it tells is for the judge to weigh.
-_GOES_ON_TO_TELL = re.compile(
+_GOES_ON_TO_TELL = lazy(
     r"\band (?:then |also )?(?:added|mentioned|explained|noted)\b|顺口提到|顺便提到|顺带提到|顺便说"
 )
 
@@ -461,12 +462,12 @@ def screen_rules(
 
 # Whose a value is: the user's, said just before it ("User's Discover card is …", "用户的
 # 银行卡号 …", "my IBAN …").
-_USERS_OWN = re.compile(r"\buser['’]s\b|\bmy\b|(?:用户|用戶|使用者)[的把]", re.IGNORECASE)
+_USERS_OWN = lazy(r"\buser['’]s\b|\bmy\b|(?:用户|用戶|使用者)[的把]", re.IGNORECASE)
 _OWNER_GAP = 40
 
 
 # Where something is sent: the number after it is where it goes, not whose it is.
-_SENT_TO = re.compile(
+_SENT_TO = lazy(
     r"\b(?:to|into|via)\b|到|至|给|給|發|发|传|傳|转交|轉交|交给|交給|寄|汇|匯", re.IGNORECASE
 )
 
@@ -649,7 +650,7 @@ def _similarity(judge: Judge | None) -> Callable[[str, str], float] | None:
 
 # --- Duplicates -----------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_NUMBER = lazy(r"\d+(?:[.,]\d+)?")
 NEAR_DUPLICATE_JACCARD = 0.8
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .charjudge import NEVER, BinaryNgrams, bucket, explained, grams, load_binary
 from .credentials import LETTER_BY_LETTER as _LETTER_BY_LETTER
+from .lazyre import lazy
 from .text import has_cjk
 
 WEIGHTS_FILE = Path(__file__).parent / "judge" / "secrets.bin"
@@ -37,45 +38,43 @@ META_FILE = Path(__file__).parent / "judge" / "secrets.json"
 # A run of digits, single spaces, hyphens, dots or slashes between them ("6 0 3 9",
 # "84-3920175"), or a token that mixes letters and digits ("F7K2Q", "Brisket_1977").
 # ASCII word edges: the Chinese words around a value ("密码是662190") are not part of it.
-_DIGIT_RUN = re.compile(r"(?<![\w+])\+?\d(?:[ \-./]?\d)*(?!\w)", re.ASCII)
+_DIGIT_RUN = lazy(r"(?<![\w+])\+?\d(?:[ \-./]?\d)*(?!\w)", re.ASCII)
 _TOKEN = r"[A-Za-z0-9_!#$%&*-]"
-_MIXED = re.compile(
-    rf"(?<![\w@.])(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{4,}}(?![\w@])", re.ASCII
-)
+_MIXED = lazy(rf"(?<![\w@.])(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{4,}}(?![\w@])", re.ASCII)
 _EN_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
-_SPELLED = re.compile(rf"\b{_EN_DIGIT}(?:[\s,\-]+{_EN_DIGIT}){{2,}}\b", re.IGNORECASE)
+_SPELLED = lazy(rf"\b{_EN_DIGIT}(?:[\s,\-]+{_EN_DIGIT}){{2,}}\b", re.IGNORECASE)
 # Numbers told in words with a pause between ("three one, then six eight", "nineteen
 # fifty-two"), and characters spelled one by one ("Kilo, Seven, Echo, Two, Tango").
 _EN_NUMBER = (
     rf"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-{_EN_DIGIT})?"
     rf"|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|{_EN_DIGIT})"
 )
-_SPELLED_PIECES = re.compile(
+_SPELLED_PIECES = lazy(
     rf"\b{_EN_NUMBER}(?:(?:[\s,\-]+|,?\s+then\s+){_EN_NUMBER})+\b", re.IGNORECASE
 )
 # Chinese digits written out ("六六零八"), or a count of one digit ("六个8", "三个五").
-_HAN_DIGITS = re.compile(
+_HAN_DIGITS = lazy(
     r"[零〇一二三四五六七八九两]{3,}|[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
 )
 # A short number a label introduces names a thing ("locker number 112", "room no. 3112",
 # "#471"); a code behind such a number is the finder's to read ("PIN number 4471").
 MAX_LABEL_DIGITS = 4
-_LABEL = re.compile(r"(?:\bnumber|\bno\.?|\bnr\.?|#|№|第)\s?$", re.IGNORECASE)
+_LABEL = lazy(r"(?:\bnumber|\bno\.?|\bnr\.?|#|№|第)\s?$", re.IGNORECASE)
 # A number a public code's noun introduces is an address, whatever its length: "ZIP code is
 # 94110", "postcode: 10115", "区号 0571" (the finder leaves them too).
-_PUBLIC_CODE = re.compile(
+_PUBLIC_CODE = lazy(
     r"(?:\b(?:zip|postal|post|area|country|dialling|dialing) ?codes?|\bpostcodes?"
     r"|邮编|邮政编码|区号)"
     r"(?:\s+(?:is|was)|\s*[:：=]|是|为)?\s*$",
     re.IGNORECASE,
 )
-_CLOCK = re.compile(r"\d{1,2}[.:]\d\d")
-_MODEL_BEFORE = re.compile(
+_CLOCK = lazy(r"\d{1,2}[.:]\d\d")
+_MODEL_BEFORE = lazy(
     r"(?:\bmodel(?: number| no\.?)?|\bpart (?:number|no\.?)|型号)\s*[:：#]?\s*$", re.I
 )
-_TOKEN_HEAD = re.compile(r"[^\s:：]*$")
+_TOKEN_HEAD = lazy(r"[^\s:：]*$")
 # An amount or a measure: the unit after the number says what it counts.
-_UNIT_AFTER = re.compile(
+_UNIT_AFTER = lazy(
     r"\s?(?:年|月|日|号|楼|层|室|栋|路|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|人|"
     r"(?:percent|per cent|euros?|dollars?|pounds?|yuan|usd|eur|gbp|km|kg|mb|gb|tb|kb|"
     r"miles?|metres?|meters?|m2|sq|feet|ft|hours?|hrs?|minutes?|mins?|seconds?|days?|"
