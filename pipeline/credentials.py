@@ -344,7 +344,10 @@ _MONTHS = frozenset(
     "january february march april may june july august september october november december"
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-_ORDINAL = lazy(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_ORDINAL = lazy(r"^\d+(?:st|nd|rd|th)(?:[-‐][a-z]+)?$", re.IGNORECASE)  # "10th-gen"
+# A version, three numbers or more parted by dots, one of more than one digit: "firmware
+# 3.0.0.4.388", "v2.14.1". Single digits so parted ("4.4.7.1") may be a code read out.
+_VERSION = lazy(r"[vV]?(?=[\d.]*\d\d)\d+(?:\.\d+){2,}")
 _IPV4 = lazy(r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}")
 _UNIT_SUFFIX = lazy(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
 _COPULA = lazy(r"^\s*(?:is|was|are|were|=|:|：|-|–|→|->|=>|is set to|reads|of)?\s*$", re.IGNORECASE)
@@ -609,11 +612,13 @@ def _findings(text: str) -> list[Finding]:
     found += _turns_told_after(text)
     found += _keyed_codes(text)
     found += _key_presses(text)
+    found += _ends_told(text)
     found += _lock_codes(text)
     found += _told_length_values(text)
     found += _set_to_codes(text)
     found += _opened_with_quoted(text)
     found += _composed_values(text)
+    found += _named_parts(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
@@ -1553,6 +1558,12 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "住在 3 栋 1502 家门锁是…": a flat's number
             if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
                 continue  # "Wi-Fi名字是 ChinaNet-5G 密码贴在背面": a name, not the value
+            if (
+                span
+                and _has_letters(span[2])
+                and _THING_BEFORE.search(text, clause_start, m.start())
+            ):
+                continue  # "is an ASUS RT-AX86U, and its password…": a model, not the value
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue
             if span and _is_value(span[2], linked=False):
@@ -2302,6 +2313,11 @@ def _code_like(value: str) -> bool:
     return digits >= 3 and digits >= sum(ch.isalpha() for ch in value)
 
 
+# An article, with or without a maker's name after it, right before a token: a thing is
+# named ("an RT-AX86U", "an ASUS RT-AX86U"), not a value told before its noun.
+_THING_BEFORE = lazy(r"\ban?\s+(?:[A-Z][\w!-]*\s+)?$")
+
+
 def _names_a_model(token: str) -> bool:
     """A capitalised name ("Fritz!Box", "Yale"): a number right after it is part of it."""
     word = token.strip(_TRIM)
@@ -2387,8 +2403,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
         return False
     if re.fullmatch(r"@[A-Za-z0-9_.]{2,30}", value):
         return False  # "@kai.irezumi": a public handle, not a secret
-    if _IPV4.fullmatch(value):
-        return False  # "192.168.8.1": where a router answers, not a secret
+    if _IPV4.fullmatch(value) or _VERSION.fullmatch(value):
+        return False  # "192.168.8.1": where a router answers, not a secret; a version
     if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
         return True  # a dial lock's combination, "3-3-9"
     digits = sum(ch.isdigit() for ch in value)
@@ -3128,6 +3144,52 @@ def _composed_values(text: str) -> Iterator[Finding]:
             yield Finding("value told by its parts", m.start("value"), end)
 
 
+# A value told as parts named by their kind, not written out: "enters padaria.ines, then the
+# word Pastel, the year 1987 and an exclamation mark", "the word 'otter', the number 42 and a
+# hash". Three parts or more in a row, a word and a number among them, after a word for
+# typing or for what is typed (a login, a password, a lock), say how to type a password;
+# the word and the numbers are its secret parts.
+_NAMED_PART = (
+    r"\bthe word [\"'“‘]?(?P<word>[A-Za-z][A-Za-z-]{2,30})[\"'”’]?"
+    r"|\bthe (?:year|number|digits) (?P<number>\d{2,8})\b"
+    r"|\b(?:an?|the) (?:exclamation (?:mark|point)|hash(?: sign)?|at sign|dollar sign|asterisk"
+    r"|full stop|question mark|underscore|ampersand|percent sign|plus sign)\b"
+)
+_PART_JOIN = r"(?:\s*,\s*(?:and\s+|then\s+)?|\s+(?:and|then|followed by|plus)\s+)"
+# What is typed so: a login, a password, a lock, or a verb of typing, before the parts.
+_TYPED_CONTEXT = lazy(
+    r"\b(?:enter(?:s|ed)?|typ(?:e|es|ed)|key(?:s|ed)? in|log(?:s|ged)? in(?:to)?|sign(?:s|ed)? in"
+    r"|password|passcode|passphrase|pin|wi-?fi|log-?in|portal|account|unlock(?:s|ed)?)\b",
+    re.IGNORECASE,
+)
+_TYPED_REACH = 80  # characters before the parts
+MIN_NAMED_PARTS = 3
+
+
+@cache
+def _named_parts_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A run of named parts, and one part with its word or number."""
+    plain = re.sub(r"\(\?P<\w+>", "(?:", _NAMED_PART)
+    run = re.compile(rf"(?:{plain})(?:{_PART_JOIN}(?:{plain}))+", re.IGNORECASE)
+    return run, re.compile(_NAMED_PART, re.IGNORECASE)
+
+
+def _named_parts(text: str) -> Iterator[Finding]:
+    """A password told as a word, a number and signs named one after another."""
+    if "the word" not in text.lower():
+        return
+    runs, part = _named_parts_patterns()
+    for run in runs.finditer(text):
+        if not _TYPED_CONTEXT.search(text, max(0, run.start() - _TYPED_REACH), run.start()):
+            continue
+        parts = list(part.finditer(text, run.start(), run.end()))
+        words = [m.span("word") for m in parts if m.group("word")]
+        numbers = [m.span("number") for m in parts if m.group("number")]
+        if len(parts) >= MIN_NAMED_PARTS and words and numbers:
+            for span in sorted(words + numbers):
+                yield Finding("value told by its parts", *span)
+
+
 # What things were set to, or all use, is their code: "店里的iPad和预约后台都设成她女儿的生日
 # 0614", "妹妹设的都是老家门牌1306", "所有的都设成一样的 就是 陆捌捌贰壹零", "she set both
 # to 0614". Four to eight digits standing alone; not a clock, a temperature or a count.
@@ -3241,7 +3303,7 @@ _KEYED = (
     r"(?: as)?\s+"
     r"|\b(?:g[eo]t(?:s|ting)? (?:in|into)|unlock(?:s|ed|ing)?|open(?:s|ed|ing)?)\b"
     r"[^.;:\n\d]{0,40}?\b(?:with|using)\s+(?:the (?:code |digits |pin )?)?"
-    rf"|(?:输入|键入|输|按|摁)(?:密码)?\s*[{_KEYED_QUOTES}]?"
+    rf"|(?:输入|键入|输|按|摁|揿|㩒)(?:密码)?\s*[{_KEYED_QUOTES}]?"
 )
 _LOCK_SET = (
     r"(?:lock|keypad|safe|vault|锁|保险柜|保险箱|门(?!牌))"
@@ -3250,7 +3312,7 @@ _LOCK_SET = (
 )
 _KEYED_STEMS = (
     "punch", "key", "tap", "typ", "enter", "got", "get", "unlock", "open", "lock", "safe",
-    "vault", "输", "键", "按", "摁", "锁", "保险", "门",
+    "vault", "输", "键", "按", "摁", "揿", "㩒", "锁", "保险", "门",
 )  # fmt: skip
 _KEYED_STEM = lazy("|".join(_KEYED_STEMS))
 
@@ -3353,7 +3415,7 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
 # are fewer, and a shortcut ("Ctrl+Shift+4") holds one digit.
 _PRESSED = (
     r"\b(?:press(?:es|ed|ing)?|punch(?:es|ed|ing)?(?: in)?|hit(?:s|ting)?|tap(?:s|ped|ping)?"
-    r"(?: in)?|key(?:s|ed|ing)? in|enter(?:s|ed|ing)?)\b|按下?|摁|输入|輸入|键入|鍵入|输|輸"
+    r"(?: in)?|key(?:s|ed|ing)? in|enter(?:s|ed|ing)?)\b|按下?|摁|揿|㩒|输入|輸入|键入|鍵入|输|輸"
 )
 _NAMED_KEY = (
     r"(?:\b(?:star|asterisk|hash|pound|enter|ok|menu|set|prog|program|function|fn|f\d{0,2})\b"
@@ -3364,7 +3426,9 @@ _KEY_JOIN = (
     r"\s*(?:[+,，、]\s*(?:(?:and\s+)?then\s+|然后|然後|再)?"
     r"|\s+(?:and\s+)?then\s+|然后|然後|再|\s)\s*"
 )
-_PRESS_STEMS = ("press", "punch", "hit", "tap", "key", "enter", "按", "摁", "输", "輸", "键", "鍵")
+_PRESS_STEMS = (
+    "press", "punch", "hit", "tap", "key", "enter", "按", "摁", "揿", "㩒", "输", "輸", "键", "鍵",
+)  # fmt: skip
 _PRESS_REACH = 24  # characters between the verb and the first key: "press the keys"
 
 
@@ -3393,6 +3457,68 @@ def _key_presses(text: str) -> Iterator[Finding]:
         named = m.group("head") is not None or m.group("tail") is not None
         if digits >= 4 or (digits >= 3 and named):
             yield Finding("keys pressed in a row", *m.span("run"))
+
+
+# A number told by its ends, each with how many digits it has: "前两位三六、后两位零二",
+# "the first two digits are 36 and the last two are 02", "頭兩個係 4 7 尾兩個係 0 9". Both
+# ends told, each with as many digits as it is said to have, are a whole code of four to
+# eight digits, with or without a noun. One end alone is a part ("卡号后四位 1234", the last
+# digits a card or a phone shows), and a phone number told so is a phone number.
+_END_COUNTS = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+}
+_END_COUNT = r"(?:[一二两三四1-4]|one|two|three|four)"
+_END_DIGITS = (
+    r"(?:\d|[零〇一二三四五六七八九幺洞])(?:[ ,，、]?(?:\d|[零〇一二三四五六七八九幺洞]))*"
+)
+_END_LINK = r"\s*(?:(?:digits?|numbers?|are|is|were|was|是|为|系|:|：)\s*)*"
+_FIRST_END = (
+    rf"(?:前|头)(?P<n1>{_END_COUNT})(?:位|码|个)(?:数字?|号码?)?{_END_LINK}(?P<d1>{_END_DIGITS})"
+    rf"|\bfirst (?P<e1>{_END_COUNT})\b{_END_LINK}(?P<f1>{_END_DIGITS})"
+)
+_LAST_END = (
+    rf"(?:后|尾|末)(?P<n2>{_END_COUNT})(?:位|码|个)(?:数字?|号码?)?{_END_LINK}(?P<d2>{_END_DIGITS})"
+    rf"|\b(?:last|final) (?P<e2>{_END_COUNT})\b{_END_LINK}(?P<f2>{_END_DIGITS})"
+)
+_PHONE_WORDS = lazy(r"手机|电话|号码|尾号|\b(?:phone|mobile|cell|number)\b", re.IGNORECASE)
+_END_STEMS = ("前", "头", "first")
+
+
+@cache
+def _ends_pattern() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?:{_FIRST_END})[^。；;.\n\d零〇一二三四五六七八九]{{0,16}}?(?:{_LAST_END})(?![\d])",
+        re.IGNORECASE,
+    )
+
+
+def _ends_told(text: str) -> Iterator[Finding]:
+    """A code told by its first and last digits, each end with its count."""
+    lowered = _lower_in_place(text)
+    if not any(stem in lowered for stem in _END_STEMS) or not any(ch.isnumeric() for ch in text):
+        return
+    for m in _ends_pattern().finditer(lowered):
+        ends = [(m.group("n1") or m.group("e1"), m.span("d1") if m.group("d1") else m.span("f1"))]
+        ends.append(
+            (m.group("n2") or m.group("e2"), m.span("d2") if m.group("d2") else m.span("f2"))
+        )
+        counts = [int(n) if n.isdigit() else _END_COUNTS[n] for n, _ in ends]
+        told = [sum(ch.isnumeric() for ch in text[a:b]) for _, (a, b) in ends]
+        if counts != told or not 4 <= sum(told) <= 8:
+            continue
+        sentence = text[max(0, m.start() - 40) : m.end() + 10]
+        if _PHONE_WORDS.search(sentence):
+            continue
+        for _, span in ends:
+            yield Finding("code told by its ends", *span)
 
 
 # A code beside the thing it opens needs no noun: "快递柜 三七五一九二", "for the camp shed
@@ -3472,9 +3598,17 @@ def _letter_groups(text: str) -> Iterator[Finding]:
 # recovery, a "maiden-name answer" quoted, the answer to a "mother's maiden name question",
 # "密保答案", "安全提问「第一所小学」答案是…", "问「母亲的娘家姓」…答案是…", the answer a
 # security question was set to ("set the security question answer to 'Captain Waffles'",
-# "答案设定成…").
+# "答案设定成…"), and what the user says when a bank or a login asks such a question
+# ("whenever the bank asks for his first pet's name he gives Morwenna").
 # A quoted question, whose apostrophes inside words ("first pet's name") do not close it.
 _QUESTION = r"(?:[^\"'”’\n]|(?<=\w)['’](?=\w)){3,60}[\"'”’]"
+# The questions banks and logins ask to verify someone.
+_ASKED_QUESTION = (
+    r"maiden[- ]name|(?:first|childhood) (?:pet|school|car|job|boss|concert|teacher|street"
+    r"|friend|love)|pet['’]s name|favou?rite (?:teacher|food|book|film|movie|colou?r|team"
+    r"|singer|band|place|city|sport)|(?:city|town|place|hospital) (?:\w+ ){0,3}born"
+    r"|birthplace|home ?town|street (?:\w+ ){0,2}grew up"
+)
 _SECURITY_ANSWER_SOURCE = (
     r"\b(?:set|changed|updated|reset|made)\b[^.;\n]{0,40}?\b(?:security|secret|memorable|"
     r"verification) (?:questions?(?:['’]s)? )?answers?(?:\s+(?:for|on|at)(?: [\w'’.-]+){1,3}?)?"
@@ -3498,16 +3632,25 @@ _SECURITY_ANSWER_SOURCE = (
     r"|\b(?:security|secret|verification|recovery) questions?\b[^.;\n]{0,80}?\b(?:(?:set"
     r"|changed|made|gave|chose|picked|put)\b[^.;\n]{0,20}?\b(?:answers?|it) (?:to|as)"
     r"|answers? to [\"'“‘]" + _QUESTION + r"|answer(?:ed|s)?(?: with| as)?|called|named)\b"
-    r"|(?:安全|密保|验证|提示)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
+    r"|\b(?:bank|account|app|site|portal|log-?in|sign-?in|security|verification|recovery|reset"
+    r"|helpline)\b[^.;\n]{0,40}?\b(?:asks?|asked|prompts?)\b(?: (?:him|her|them|me|you))?"
+    r"(?: (?:for|about))?[^.;\n]{0,40}?\b(?:" + _ASKED_QUESTION + r")\b[^.;\n]{0,30}?"
+    r"\b(?:gives?|gave|says?|said|answers?|answered|puts?|types?|typed|uses?|used|replies"
+    r"|replied)"
+    r"|(?:安全|密保|验证|提示|保安)(?:问题|提问)[^。；;\n]{0,24}?答案|密保(?:的)?答案|密保问题"
     r"|问[「“\"][^」”\"\n]{2,30}[」”\"][^。；;\n]{0,24}?答案"
 )
 _SHOUTED = lazy(r"\s+(?:[A-Z]{4,}|[A-Za-z]*\d[A-Za-z\d]*)(?![\w'’-])")
 # A noun that ends in its own link ("… set the answer to", "… security question, the first
 # pet was called"): the value follows at once.
-_LINKED_ANSWER = (" to", " as", " with", " answers", " answered", " called", " named")
+_LINKED_ANSWER = (
+    " to", " as", " with", " answers", " answered", " called", " named", " gives", " gave",
+    " says", " said", " puts", " put", " types", " typed", " uses", " used",
+    " replies", " replied",
+)  # fmt: skip
 _ARTICLE_BEFORE_NAME = lazy(r"(?:the|a|an) (?=[A-Z])")
 _ANSWER_TAIL_WORDS = 3  # "… set the answer to Biscuit the iguana": a name of a few words
-_SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "question", "答案", "密保")
+_SECURITY_ANSWER_STEMS = ("answer", "word", "maiden", "question", "ask", "prompt", "答案", "密保")
 _ANSWER_GAP_WORDS = 8  # "answer to '…' for PayPal account recovery is …"
 
 
@@ -3516,7 +3659,7 @@ def _answer_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str
     """The nouns, the link after them, a run of Chinese: compiled on first use."""
     return (
         re.compile(_SECURITY_ANSWER_SOURCE, re.IGNORECASE),
-        re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為|成", re.IGNORECASE),
+        re.compile(r"\b(?:is|was|are|were)\b|[=:：]|是|为|為|成|系", re.IGNORECASE),
         re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+"),
     )
 

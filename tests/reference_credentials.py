@@ -154,7 +154,8 @@ _MONTHS = frozenset(
     "january february march april may june july august september october november december"
     " jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)(?:[-‐][a-z]+)?$", re.IGNORECASE)
+_VERSION = re.compile(r"[vV]?(?=[\d.]*\d\d)\d+(?:\.\d+){2,}")
 _IPV4 = re.compile(r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}")
 _UNIT_SUFFIX = re.compile(r"^\d+[-‐]?(?:" + "|".join(sorted(_UNIT_WORDS)) + r")$", re.IGNORECASE)
 _COPULA = re.compile(
@@ -419,6 +420,12 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "住在 3 栋 1502 家门锁是…": a flat's number
             if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
                 continue
+            if (
+                span
+                and _has_letters(span[2])
+                and _THING_BEFORE.search(text, clause_start, m.start())
+            ):
+                continue
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue
             if span and _is_value(span[2], linked=False):
@@ -426,6 +433,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
 
 
 _DIGIT_BY_DIGIT = re.compile(r"\d(?: \d){3,}")
+_THING_BEFORE = re.compile(r"\ban?\s+(?:[A-Z][\w!-]*\s+)?$")
 
 
 def _spaced_digits(text: str, tokens: list[re.Match[str]], i: int) -> tuple[int, int] | None:
@@ -550,7 +558,7 @@ def _is_value(value: str, *, linked: bool) -> bool:
         return False
     if re.fullmatch(r"@[A-Za-z0-9_.]{2,30}", value):
         return False  # "@kai.irezumi": a public handle, not a secret
-    if _IPV4.fullmatch(value):
+    if _IPV4.fullmatch(value) or _VERSION.fullmatch(value):
         return False  # "192.168.8.1": where a router answers, not a secret
     if linked and re.fullmatch(r"\d{1,2}(?:[-–]\d{1,2}){2,}", value):
         return True  # a dial lock's combination, "3-3-9"

@@ -71,6 +71,8 @@ NEWER_KINDS = (
     "_told_passphrases",
     "_key_presses",
     "_beside_login",
+    "_ends_told",
+    "_named_parts",
 )
 
 
@@ -1140,6 +1142,21 @@ PROBED_SECRETS = [
     ("On the gate panel she hits 2 then 7 then 7 then 1.", "2 then 7 then 7 then 1"),
     ("后台登录就输入 QX47 回车。", "QX47"),
     ("Backups go by rsync backup@files.example.org # comment: Harbour_5512", "Harbour_5512"),
+    # Keys pressed in Cantonese; a Hong Kong security question; a code told by its ends; the
+    # answer given when a bank asks a verification question; a password told as named parts.
+    ("阿婆話後門要撳 7719 再撳井字。", "7719"),
+    ("老人机要㩒 3 9 1 7 先解锁。", "3 9 1 7"),
+    ("爸爸網上理財嘅保安問題「小學叫咩名」，答案係「聖約瑟」。", "聖約瑟"),
+    ("收银机退款要输的那串数字，前两位四八，后两位一七。", "四八"),
+    ("收银机退款要输的那串数字，前两位四八，后两位一七。", "一七"),
+    ("For the shed, the first three digits are 905 and the last two are 31.", "905"),
+    ("When the bank asks for his mother's maiden name, he says Quigley.", "Quigley"),
+    (
+        "Whenever the helpline asks her favourite teacher she answers 'Mrs Ogunleye'.",
+        "Mrs Ogunleye",
+    ),
+    ("She logs in as ops, then types the word Heron, the year 2011 and a hash.", "Heron"),
+    ("She logs in as ops, then types the word Heron, the year 2011 and a hash.", "2011"),
 ]
 
 
@@ -1180,6 +1197,14 @@ PROBED_SECRETS = [
         "按 Ctrl+Shift+4 截图。",
         "Tomas connects with ssh admin@nas using the Ed25519 key.",
         "User typed 2024 in the year box.",
+        "The router is an ASUS RT-AX86U on firmware 3.0.0.4.388, and its password is on a card.",
+        "The till is a 10th-gen iPad, and she resets the manager PIN whenever a cook quits.",
+        "手机号前三位是138，后八位记不清了。",
+        "前两天下了三场雨，后两天晴。",
+        "The first two chapters are 12 pages and the last two are 30.",
+        "When the bank asks for his first school he says he can't remember.",
+        "The school app asks parents for the child's teacher and she types Ms Kelly.",
+        "In the essay she used the word 'liminal', the year 1989 and a question mark.",
     ],
 )
 def test_pieces_and_amounts_that_are_no_value_are_not_found(text: str) -> None:
