@@ -6,17 +6,21 @@ does; times are taken inside it, after the interpreter has started and the modul
 imported, and exclude the two LLM round trips. Peak memory is the worker's max RSS.
 
     python benchmarks/turn_overhead.py [--turns 5] [--sizes 0 1000 10000] [--no-judge]
+                                       [--new-facts] [--llm-ms 0]
 
 `--no-judge` adds a semantic row with the gate's learned judgement switched off (the rules
 alone), so the judge's cost is read off one run. By default the reflection proposes the
 same two candidates every turn (a passing state, refused, and a fact that is merged after
 the first turn); `--new-facts` proposes a fact never seen before instead, which the judge
-reads and the turn stores.
+reads and the turn stores. `--llm-ms` makes the server take that long to answer each call,
+as a real model does; what a turn does in the background while it waits (compiling the
+gate's patterns) is then hidden, as it is with Kimi, instead of competing with the turn.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import resource
@@ -171,8 +175,12 @@ def run_worker(state: Path, url: str, retriever: str, text: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bench(size: int, retriever: str, turns: int, *, fresh: bool = False) -> dict:
-    responder = new_facts() if fresh else instant
+def bench(size: int, retriever: str, turns: int, *, fresh: bool = False, llm_ms: int = 0) -> dict:
+    scripted = new_facts() if fresh else instant
+
+    def responder(request: dict) -> Step:
+        return dataclasses.replace(scripted(request), delay=llm_ms / 1000)
+
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLM(responder=responder) as server:
         state = Path(tmp) / "state"
         (Path(tmp) / "empty.env").write_text("")
@@ -213,6 +221,9 @@ def main() -> None:
         action="store_true",
         help="propose a new fact every turn (stored) instead of the same one (merged)",
     )
+    parser.add_argument(
+        "--llm-ms", type=int, default=0, help="milliseconds the server takes to answer each call"
+    )
     args = parser.parse_args()
     from pipeline.embeddings import semantic_available
 
@@ -230,7 +241,7 @@ def main() -> None:
     )
     for size in args.sizes:
         for retriever in retrievers:
-            r = bench(size, retriever, args.turns, fresh=args.new_facts)
+            r = bench(size, retriever, args.turns, fresh=args.new_facts, llm_ms=args.llm_ms)
             print(
                 f"{size:>8} {retriever:>16} {r['file_kb']:>7.0f} {r['load']:>6.1f} "
                 f"{r['retrieve']:>8.1f} {r['gate']:>6.1f} {r['commit']:>7.1f} "

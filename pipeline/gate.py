@@ -774,6 +774,47 @@ def is_duplicate(a: str, b: str) -> bool:
     return _Fingerprint.of(a).same_fact(_Fingerprint.of(b))
 
 
+# Texts the gate reads once in the background at a turn's start (`prepare`): a fact with
+# values beside their nouns, a rule for the assistant, a Chinese fact, so the patterns the
+# rules compile on first use (the sensitive nouns among them) are ready before the model's
+# proposals arrive.
+_WARM_UP = (
+    ("user", "User's door code is 4471, her PIN: 8812, and she keeps 3 jars of tea."),
+    ("assistant", "The assistant always answers in Spanish and cites https://example.org."),
+    ("user", "用户的银行卡密码是 662190，她现在正在地铁上。"),
+)
+
+
+def prepare() -> None:
+    """Compile the rules' patterns and read the models the gate consults without embeddings
+    (n-grams, the secret model, the message model), so that its first verdict in a process
+    costs what later ones do. A turn runs this in the background while the model answers."""
+    from datetime import UTC
+
+    from .asked import load_context_model
+    from .charjudge import load_chars
+    from .lazyre import compile_all
+    from .secretjudge import load_secret_model
+
+    compile_all()
+    load_chars()
+    load_secret_model()
+    load_context_model()
+    candidates = [
+        CandidateIn(type="preference", subject=subject, content=text, confidence=0.9)
+        for subject, text in _WARM_UP
+    ]
+    gate(
+        candidates,
+        [],
+        [],
+        aliases={},
+        policy=Policy(),
+        now=datetime.now(UTC),
+        user_text="Please answer in Spanish from now on.",
+    )
+
+
 # --- The gate -----------------------------------------------------------------------------
 
 CANDIDATE_ACTIONS = ("create", "reinforce")

@@ -5,7 +5,8 @@ words. Compiled at import, they cost every process about 60 ms, `memory list` in
 though a turn's texts reach only the few whose stems they hold. `lazy` returns an object
 that answers as the compiled pattern does and compiles it the first time it is asked to
 match; `.pattern` and `.flags` are answered without compiling, so one pattern can be built
-from another's source at import.
+from another's source at import. A turn compiles them all (`compile_all`) in the background
+while the model answers, so its gate does not wait for them.
 """
 
 from __future__ import annotations
@@ -51,4 +52,17 @@ class _LazyPattern:
 def lazy(source: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
     """`re.compile(source, flags)`, done the first time the pattern is used. Pass the result
     to its own methods only: `re.search(pattern, …)` and the like need a compiled one."""
-    return cast(re.Pattern[str], _LazyPattern(source, int(flags)))
+    pattern = _LazyPattern(source, int(flags))
+    _ALL.append(pattern)
+    return cast(re.Pattern[str], pattern)
+
+
+_ALL: list[_LazyPattern] = []
+
+
+def compile_all() -> int:
+    """Compile every pattern made by `lazy` so far; returns how many were compiled now."""
+    pending = [p for p in _ALL if p._compiled is None]
+    for pattern in pending:
+        pattern._compiled_pattern()
+    return len(pending)

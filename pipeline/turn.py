@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -14,6 +15,7 @@ from .credentials import hide, redact
 from .errors import LLMError
 from .explicit import asks_to_forget, asks_to_remember, matches_request
 from .gate import gate
+from .gate import prepare as prepare_gate
 from .judge import Judge
 from .llm import ChatModel
 from .models import (
@@ -125,6 +127,8 @@ def run_turn(
             warm=warm,
             stats=recalled.stats if recalled else None,
         )
+    # The gate's patterns and models are read while the model answers: the wait is I/O.
+    threading.Thread(target=prepare_gate, name="prepare-gate", daemon=True).start()
     if answer is None:
         with report.stage("answer"):
             answer = respond(

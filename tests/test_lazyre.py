@@ -56,3 +56,21 @@ def test_importing_the_gate_compiles_none_of_its_patterns() -> None:
     count, compiled, eager = out.stdout.split(maxsplit=2)
     assert int(count) > 150
     assert (int(compiled), eager.strip()) == (0, "[]")
+
+
+def test_the_gate_prepared_in_a_fresh_process_has_nothing_left_to_compile() -> None:
+    """What a turn runs in the background while the model answers: every pattern compiled,
+    the sensitive nouns' pattern among those made on first use, and the models read."""
+    code = (
+        "import pipeline.gate as g, pipeline.credentials as c\n"
+        "from pipeline.lazyre import compile_all\n"
+        "from pipeline.charjudge import load_chars\n"
+        "g.prepare()\n"
+        "print(compile_all(), c._sensitive_noun_latin.cache_info().currsize > 0,"
+        " load_chars.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT
+    )
+    assert out.stdout.split() == ["0", "True", "1"]
+    assert out.stderr == ""
