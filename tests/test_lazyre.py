@@ -50,10 +50,7 @@ def test_importing_the_gate_compiles_none_of_its_patterns() -> None:
         "eager = [k for m in mods for k, v in vars(m).items() if isinstance(v, re.Pattern)]\n"
         "print(len(lazy), sum(p._compiled is not None for p in lazy), eager)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT
-    )
-    count, compiled, eager = out.stdout.split(maxsplit=2)
+    count, compiled, eager = _in_a_fresh_process(code).split(maxsplit=2)
     assert int(count) > 150
     assert (int(compiled), eager.strip()) == (0, "[]")
 
@@ -69,8 +66,13 @@ def test_the_gate_prepared_in_a_fresh_process_has_nothing_left_to_compile() -> N
         "print(compile_all(), c._sensitive_noun_latin.cache_info().currsize > 0,"
         " load_chars.cache_info().currsize)\n"
     )
+    assert _in_a_fresh_process(code).split() == ["0", "True", "1"]
+
+
+def _in_a_fresh_process(code: str) -> str:
+    """What `code` prints, run by a new interpreter, which must write nothing to stderr."""
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT
     )
-    assert out.stdout.split() == ["0", "True", "1"]
     assert out.stderr == ""
+    return out.stdout
