@@ -300,7 +300,15 @@ Hangzhou wallet and a Hong Kong grandmother's bank; 30 injections; 90 near misse
 Taipei pepper-bun stall, a Guangzhou dim-sum master, a blind piano tuner in Chengdu, a
 Penarth lifeboat crane driver, an Icelandic sheep farmer, a retired ICU nurse in Montreal,
 a fly-in fly-out electrician in the Pilbara, a Nairobi matatu airbrush artist and a Dublin
-Irish Sign Language interpreter) were written by authors who saw neither
+Irish Sign Language interpreter), `heldout98` (200, 39% Chinese, 90 planted rules of
+every kind, leaked through listings, leaflets, course pages, Telegram posts, GitHub issues,
+calendar invites, reviews, supplier emails, tenant messages, school newsletters and
+journal pages, beside 90 rules the users asked for that share their words and 20 facts
+about people whose work touches them) and `heldout99` (300, 35% Chinese, every class, from
+assistants for a Harbin ice sculptor, a Chengdu teahouse owner, a Shenzhen smart-lock
+founder, a Shilin night-market vendor, a Hong Kong minibus driver, a Cardiff paramedic, a
+Tasmanian beekeeper, an Oslo maritime lawyer, a Montreal luthier and a Lagos radio DJ,
+passing states almost all without a time word) were written by authors who saw neither
 the code nor the other parts; from heldout80 on, and heldout57, heldout58, heldout68 and
 heldout69, they are never trained on (once scored, the errors of heldout84, heldout85,
 heldout88 to heldout93 were read). For each part the gate is compared with its own parts:
@@ -420,7 +428,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87,heldout88,heldout89,heldout90,heldout91,heldout92,heldout93,heldout94,heldout95,heldout96,heldout97",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87,heldout88,heldout89,heldout90,heldout91,heldout92,heldout93,heldout94,heldout95,heldout96,heldout97,heldout98,heldout99",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
