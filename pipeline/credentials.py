@@ -1036,6 +1036,10 @@ def _list_runs(
     for m in [*words, None]:
         if m is not None and m.group().lower() in wordlist:
             if run and not gap.match(text[run[-1].end() : m.start()]):
+                # A list word after a break ends the run as much as any other word does:
+                # "<twelve words> — wallet" keeps its twelve.
+                if len(run) >= minimum:
+                    yield Finding("recovery phrase", run[0].start(), run[-1].end())
                 run = []
             run.append(m)
             continue

@@ -334,6 +334,8 @@ def _recovery_phrases(text: str) -> Iterator[Finding]:
     for m in [*words, None]:
         if m is not None and m.group().lower() in wordlist:
             if run and not _PHRASE_GAP.match(text[run[-1].end() : m.start()]):
+                if len(run) >= MIN_PHRASE_WORDS:
+                    yield Finding("recovery phrase", run[0].start(), run[-1].end())
                 run = []
             run.append(m)
             continue

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from benchmarks.gate_eval import corpus_texts
 from pipeline import credentials
-from pipeline.credentials import find_secrets, redact, redact_fields
+from pipeline.credentials import REDACTED, find_secrets, redact, redact_fields
 from tests import reference_credentials as reference
 from tests.helpers import PROJECT
 from tests.strategies import secret_texts
@@ -1589,3 +1589,14 @@ def test_a_quoted_value_is_its_own_characters() -> None:
         redacted = redact(text)
         assert redacted != text
         assert redact(redacted) == redacted
+
+
+def test_a_recovery_phrase_before_a_break_and_another_list_word_is_found() -> None:
+    """Twelve list words stay a phrase when a break and another list word follow them
+    ("— my wallet", "密码 hello": "wallet" and "hello" are list words too), alone or
+    redacted with other fields."""
+    words = "abandon ability able about above absent absorb abstract absurd abuse access accident"
+    for text in (f"{words} — my wallet phrase", f"{words} 密码 hello"):
+        assert [f.kind for f in find_secrets(text)] == ["recovery phrase"]
+    texts = [f"{words} 密码 ", "door code "]
+    assert redact_fields(texts) == [redact(t) for t in texts] == [f"{REDACTED} 密码 ", "door code "]
