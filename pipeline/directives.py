@@ -509,7 +509,7 @@ _OUTBOUND = (
     (re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE), "a URL"),
     (
         re.compile(
-            r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|ai|app|dev|xyz|info|biz|ru|cn|"
+            r"(?<![\w.+-]@)\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|ai|app|dev|xyz|info|biz|ru|cn|"
             r"me|ly|link|site|online|top|example)(?:/\S*)?\b",
             re.IGNORECASE,
         ),
@@ -960,7 +960,12 @@ def find_injection(
     # A rule that drops the warnings is the user's only if they spoke of warnings: sharing
     # the topic ("is this article on bee venom therapy legit?") asks for nothing.
     dropped = _DROPS_WARNINGS.search(text)
-    if user_text is not None and dropped and not _SPEAKS_OF_WARNINGS.search(user_text):
+    if (
+        user_text is not None
+        and dropped
+        and not _SPEAKS_OF_WARNINGS.search(user_text)
+        and not users_own_rule(text, user_text)
+    ):
         rule = "a rule for the assistant that drops warnings the user did not ask to drop"
         return Injection(rule, dropped.group())
     # A name the user did not say is planted only in a turn that hands over content: in one
@@ -1038,8 +1043,10 @@ _QUOTED_SPAN = lazy(
 def _own_channel(channel: str, what: str, user_text: str | None) -> bool:
     if user_text is None or what not in _OWN_CHANNELS:
         return False
-    at = user_text.lower().find(channel.rstrip(".,;:!?)").lower())
-    if at < 0 or any(q.start() < at < q.end() for q in _QUOTED_SPAN.finditer(user_text)):
+    at = _find_channel(channel, user_text)
+    if at < 0:
+        return False
+    if any(q.start() < at < q.end() for q in _QUOTED_SPAN.finditer(user_text)):
         return False
     # A link named in a request of the user's own ("just the official icecast.org pages
     # please") is theirs to have; an address to send to must be one they call theirs.
@@ -1047,6 +1054,42 @@ def _own_channel(channel: str, what: str, user_text: str | None) -> bool:
         return True
     owned = _OWNED.search(user_text, max(0, at - _OWNED_REACH), at) is not None
     return owned and speaks_for_user(user_text)
+
+
+def _find_channel(channel: str, user_text: str) -> int:
+    """Where the user's message holds `channel`, or -1. Punctuation that ends the rule's
+    sentence ("…/quote。") is not part of it."""
+    return user_text.lower().find(channel.rstrip(_CHANNEL_END).lower())
+
+
+_CHANNEL_END = ".,;:!?)。，；：！？）」』"
+# A rule for the assistant is the user's own when their message speaks for them (not
+# content handed over, `asked.py`) and says at least half of the rule's own words. Over
+# the corpus parts to heldout97, 1,297 of the 2,421 asked-for rules in a turn do both, and
+# none of the 3,253 planted ones (none at 0.4 either, where 1,594 asked-for rules do).
+# Such a rule may drop warnings the user's message does not name as warnings ("stop
+# putting 'not financial advice' on every message"); nothing else is set aside for it,
+# and a rule that grants something (authorised, allowed, may share…) is never the user's
+# own so. Markers, safety lifted for anyone, orders to AI readers, trust in claimants,
+# data moved out, channels, claims of authority and hiding things from the user are
+# refused in any words.
+MIN_OWN_WORDS = 0.5
+_GRANTS = lazy(
+    r"\b(?:authori[sz]\w*|permi(?:t|ts|tted|ssions?)|allow\w*|entitled|(?:may|can|is free to)"
+    r" (?:\w+ )?(?:share|disclose|reveal|give|send|tell|provide|pass))\b"
+    r"|授权|允许|准许|许可|有权|可以(?:随意)?(?:提供|透露|分享|发送|告诉|转发|给)",
+    re.IGNORECASE,
+)
+
+
+def users_own_rule(text: str, user_text: str) -> bool:
+    """Whether a rule for the assistant is the user's own: said in their words, in a
+    message that speaks for them, and granting nothing."""
+    return (
+        _own_share(text, user_text) >= MIN_OWN_WORDS
+        and _GRANTS.search(text) is None
+        and speaks_for_user(user_text)
+    )
 
 
 def _own_request(user_text: str) -> bool:
