@@ -710,6 +710,23 @@ def safe_override(
     return _SAFEGUARD_WORDS.search(clause) is None and supported_by(text, user_text, similarity)
 
 
+# Rights a task needs are no rights the assistant claims: "warn the user before anything
+# that needs sudo or admin rights", "commands requiring root access".
+_RIGHTS = lazy(r"(?:admin(?:istrator)?|root|sudo)\b", re.IGNORECASE)
+_NEEDS_BEFORE = lazy(
+    r"\b(?:needs?|needed|requires?|required|requiring)\s+"
+    r"(?:(?:sudo|root|admin(?:istrator)?|or|and)[\s/,]+)*$",
+    re.IGNORECASE,
+)
+_NEED_REACH = 24  # "needs sudo or admin rights"
+
+
+def _needed_by_a_task(text: str, m: re.Match[str]) -> bool:
+    if not _RIGHTS.match(m.group()):
+        return False
+    return _NEEDS_BEFORE.search(text, max(0, m.start() - _NEED_REACH), m.start()) is not None
+
+
 def _refused_disclosure(text: str, m: re.Match[str]) -> bool:
     disclosure = (
         m.group() in _DISCLOSURE_WORDS
@@ -966,6 +983,7 @@ def find_injection(
                 for m in pattern.finditer(text)
                 if not _refused_disclosure(text, m)
                 and not safe_override(text, m.start(), user_text, similarity)
+                and not _needed_by_a_task(text, m)
             ),
             None,
         )
