@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
@@ -128,7 +129,7 @@ def run_turn(
             stats=recalled.stats if recalled else None,
         )
     # The gate's patterns and models are read while the model answers: the wait is I/O.
-    threading.Thread(target=prepare_gate, name="prepare-gate", daemon=True).start()
+    threading.Thread(target=_prepare_gate_quietly, name="prepare-gate", daemon=True).start()
     if answer is None:
         with report.stage("answer"):
             answer = respond(
@@ -360,6 +361,13 @@ def retrieve_for_turn(
     )
     report.selection_mode = retrieval.selection_mode
     return retrieval.used
+
+
+def _prepare_gate_quietly() -> None:
+    """The gate's warm-up, in the background: what fails here (a model file that cannot be
+    read) fails again where the gate needs it, and is reported there."""
+    with contextlib.suppress(Exception):
+        prepare_gate()
 
 
 def build_judge(retriever: Retriever, proposal: Proposal) -> Judge | None:

@@ -348,3 +348,26 @@ def test_report_json_has_the_documented_fields(llm: ScriptedLLM, settings: Setti
     assert payload["decisions"][0]["verdict"] == "accepted"
     assert payload["decisions"][0]["memory_id"] == "mem_0001"
     assert payload["usage"]["answer"]["prompt_tokens"] == 11
+
+
+def test_a_failed_warm_up_leaves_the_turn_to_the_gate(
+    llm: ScriptedLLM, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gate's background warm-up raising is neither an error nor a traceback: the turn
+    goes on, and the gate does its own reading when it decides."""
+    import threading
+
+    from pipeline import turn
+
+    ran = threading.Event()
+
+    def broken() -> None:
+        ran.set()
+        raise OSError("judge file unreadable")
+
+    monkeypatch.setattr(turn, "prepare_gate", broken)
+    llm.reply("Noted.").reply(reflection(candidate("User is allergic to peanuts", type="identity")))
+    report = run_turn("I'm allergic to peanuts", settings)
+    assert ran.wait(5)
+    assert [d.verdict for d in report.result.candidates] == ["accepted"]
+    assert [m["content"] for m in memories(settings)] == ["User is allergic to peanuts"]
