@@ -3423,7 +3423,7 @@ _PRESSED = (
 )
 _NAMED_KEY = (
     r"(?:\b(?:star|asterisk|hash|pound|enter|ok|menu|set|prog|program|function|fn|f\d{0,2})\b"
-    r"|[*#]|[\u4e00-\u9fff]{1,3}[键鍵]|星号|星號|井号|井號)"
+    r"|[*#]|[\u4e00-\u9fff]{1,3}[键鍵]|星号|星號|井号|井號|井字)"
 )
 _KEY_DIGIT = r"(?<![\d.])(?:\d|[零〇一二三四五六七八九])(?![\d.]\d|\d)"
 _KEY_JOIN = (
@@ -3440,7 +3440,7 @@ _PRESS_REACH = 24  # characters between the verb and the first key: "press the k
 def _key_press_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     keys = (
         rf"(?P<head>{_NAMED_KEY}{_KEY_JOIN})?(?P<run>{_KEY_DIGIT}(?:{_KEY_JOIN}{_KEY_DIGIT}){{2,}})"
-        rf"(?P<tail>{_KEY_JOIN}{_NAMED_KEY})?"
+        rf"(?P<tail>{_KEY_JOIN}(?:(?:{_PRESSED})\s*)?{_NAMED_KEY})?"
     )
     return re.compile(_PRESSED), re.compile(keys, re.IGNORECASE)
 
