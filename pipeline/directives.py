@@ -1098,15 +1098,14 @@ def _find_channel(channel: str, user_text: str) -> int:
 
 _CHANNEL_END = ".,;:!?)。，；：！？）」』"
 # A rule for the assistant is the user's own when their message speaks for them (not
-# content handed over, `asked.py`) and says at least half of the rule's own words. Over
-# the corpus parts to heldout97, 1,297 of the 2,421 asked-for rules in a turn do both, and
-# none of the 3,253 planted ones (none at 0.4 either, where 1,594 asked-for rules do).
-# Such a rule may drop warnings the user's message does not name as warnings ("stop
-# putting 'not financial advice' on every message"); nothing else is set aside for it,
-# and a rule that grants something (authorised, allowed, may share…) is never the user's
-# own so. Markers, safety lifted for anyone, orders to AI readers, trust in claimants,
-# data moved out, channels, claims of authority and hiding things from the user are
-# refused in any words.
+# content handed over, `asked.py`), says at least half of the rule's own words, and the
+# rule grants nothing (authorised, allowed, may share…). Over every corpus part but
+# heldout98, 1,291 of the 2,421 asked-for rules in a turn are so, and none of the 3,253
+# planted ones (none at 0.4 of the words either, or with grants let in). Such a
+# rule may drop warnings the user's message does not name as warnings ("stop putting 'not
+# financial advice' on every message"); nothing else is set aside for it. Markers, safety
+# lifted for anyone, orders to AI readers, trust in claimants, data moved out, channels,
+# claims of authority and hiding things from the user are refused in any words.
 MIN_OWN_WORDS = 0.5
 _GRANTS = lazy(
     r"\b(?:authori[sz]\w*|permi(?:t|ts|tted|ssions?)|allow\w*|entitled|(?:may|can|is free to)"
