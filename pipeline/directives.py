@@ -649,7 +649,10 @@ _REVISES_RULE = lazy(
     r"rule|request|preference)\s+(?:to|about|for|of)\s+\w+|[\w-]+-only\s+(?:rule|"
     r"instruction|request|preference))"
     r"|(?:忽略|无视|取消)(?:掉)?(?:之前|先前|原来|早先|以前|刚才)(?:的|说的)?[「“\"『][^」”\"』]{1,20}"
-    r"[」”\"』](?:的|这个|那个)?(?:要求|规定|设定|规则|指示|指令)",
+    r"[」”\"』](?:的|这个|那个)?(?:要求|规定|设定|规则|指示|指令)"
+    # Or named after a colon ("取消之前的规则" and the rule dropped).
+    r"|(?:忽略|无视|取消)(?:掉)?(?:之前|先前|原来|早先|以前|刚才)(?:的|说的)?(?:那条|这条|那个|这个)?"
+    r"(?:要求|规定|设定|规则)\s*[：:]",
     re.IGNORECASE,
 )
 # Orders found inside what the assistant reads are data, and a rule to ignore them is the
@@ -706,8 +709,16 @@ def safe_override(
         return True
     if user_text is None or _REVISES_RULE.match(text, start) is None:
         return False
-    clause = re.split(r"[.;!?。；！？]", text[start:])[0]
+    clause = _NO_LONGER.sub(" ", re.split(r"[.;!?。；！？]", text[start:])[0])
     return _SAFEGUARD_WORDS.search(clause) is None and supported_by(text, user_text, similarity)
+
+
+# The words that say a requirement is dropped are the change, not the rule that kept
+# something safe: "不再需要附逐句对照表" drops a table; "不再需要确认转账" still drops a check.
+_NO_LONGER = lazy(
+    r"不再需要|不用再|不必再|无需再|\bno longer (?:needs?|required?|has to|have to)\b",
+    re.IGNORECASE,
+)
 
 
 # Rights a task needs are no rights the assistant claims: "warn the user before anything
