@@ -2951,10 +2951,12 @@ def _beside_login(text: str) -> Iterator[Finding]:
 def _login_password_shape(token: str) -> bool:
     if token.startswith("-") or not _HAS_DIGIT(token) or not any(ch.isalpha() for ch in token):
         return False
-    inner_capital = any(ch.isupper() for ch in token[1:]) and any(ch.islower() for ch in token)
-    sign = any(not ch.isalnum() for ch in token)
-    mixed = any(ch.isupper() for ch in token) and any(ch.islower() for ch in token)
-    return (inner_capital and (sign or token[0].isupper())) or (sign and mixed)
+    if not any(ch.islower() for ch in token):
+        return False
+    if any(not ch.isalnum() for ch in token):  # a sign: any capital will do
+        return any(ch.isupper() for ch in token)
+    # No sign: a capital that opens the word and another inside it ("TianKong88").
+    return token[0].isupper() and any(ch.isupper() for ch in token[1:])
 
 
 # A British bank account as it is written for a payment: a sort code, two digits three
@@ -3510,10 +3512,10 @@ def _ends_told(text: str) -> Iterator[Finding]:
     if not any(stem in lowered for stem in _END_STEMS) or not any(ch.isnumeric() for ch in text):
         return
     for m in _ends_pattern().finditer(lowered):
-        ends = [(m.group("n1") or m.group("e1"), m.span("d1") if m.group("d1") else m.span("f1"))]
-        ends.append(
-            (m.group("n2") or m.group("e2"), m.span("d2") if m.group("d2") else m.span("f2"))
-        )
+        ends = [
+            (m.group(n) or m.group(e), m.span(d) if m.group(d) else m.span(f))
+            for n, d, e, f in (("n1", "d1", "e1", "f1"), ("n2", "d2", "e2", "f2"))
+        ]
         counts = [int(n) if n.isdigit() else _END_COUNTS[n] for n, _ in ends]
         told = [sum(ch.isnumeric() for ch in text[a:b]) for _, (a, b) in ends]
         if counts != told or not 4 <= sum(told) <= 8:

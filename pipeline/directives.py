@@ -720,7 +720,8 @@ _NO_LONGER = lazy(
 
 
 # Rights a task needs are no rights the assistant claims: "warn the user before anything
-# that needs sudo or admin rights", "commands requiring root access".
+# that needs sudo or admin rights", "commands requiring root access". (`_AUTHORITY` reads
+# every mention of such rights; this says which of them a task needs.)
 _RIGHTS = lazy(r"(?:admin(?:istrator)?|root|sudo)\b", re.IGNORECASE)
 _NEEDS_BEFORE = lazy(
     r"\b(?:needs?|needed|requires?|required|requiring)\s+"
@@ -773,8 +774,8 @@ _AUTHORITY = lazy(
     r"|\bpermission (?:update|granted|given)\b"
     r"|(?:\bno|\bnot|n't) need\w*\b[^.;!?]{0,20}\bpermission"
     r"|\b(?:authori[sz]ed|authori[sz]ation|permitted|entitled|cleared|clearance|"
-    r"privileges?|(?<!no )(?<!without )(?<!lacks )(?<!needs )(?<!requires )admin(?:istrator)? "
-    r"(?:rights|access|mode|privileges|override)|(?<!needs )(?<!requires )root access|"
+    r"privileges?|(?<!no )(?<!without )(?<!lacks )admin(?:istrator)? "
+    r"(?:rights|access|mode|privileges|override)|root access|"
     r"developer mode|god mode|jailbr[eo]ak\w*|unrestricted|uncensored|unfiltered|"
     r"no (?:longer )?(?:restrictions?|limits?|limitations|rules|filters?|guardrails|"
     r"censorship|boundaries|policies)|without (?:any )?(?:restrictions?|limits?|filters?|"

@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -789,8 +789,6 @@ def prepare() -> None:
     """Compile the rules' patterns and read the models the gate consults without embeddings
     (n-grams, the secret model, the message model), so that its first verdict in a process
     costs what later ones do. A turn runs this in the background while the model answers."""
-    from datetime import UTC
-
     from .asked import load_context_model
     from .charjudge import load_chars
     from .lazyre import compile_all
