@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from .asked import hands_over_content
@@ -785,10 +785,12 @@ _WARM_UP = (
 )
 
 
+@cache
 def prepare() -> None:
     """Compile the rules' patterns and read the models the gate consults without embeddings
     (n-grams, the secret model, the message model), so that its first verdict in a process
-    costs what later ones do. A turn runs this in the background while the model answers."""
+    costs what later ones do. A turn runs this in the background while the model answers;
+    once it has succeeded in a process (chat, the MCP server), later turns skip it."""
     from .asked import load_context_model
     from .charjudge import load_chars
     from .lazyre import compile_all
