@@ -15,6 +15,9 @@ the first turn); `--new-facts` proposes a fact never seen before instead, which 
 reads and the turn stores. `--llm-ms` makes the server take that long to answer each call,
 as a real model does; what a turn does in the background while it waits (compiling the
 gate's patterns) is then hidden, as it is with Kimi, instead of competing with the turn.
+'turn-server' is the whole turn less the server's time (`--llm-ms` for each call): what
+the user waits for beyond the model, client and background work included, which 'outside
+LLM' (the turn less its two calls) cannot see.
 """
 
 from __future__ import annotations
@@ -117,7 +120,7 @@ def instant(request: dict) -> Step:
     return reply_step("An instant answer.")
 
 
-def worker(state: str, url: str, retriever: str, text: str) -> None:
+def worker(state: str, url: str, retriever: str, text: str, llm_ms: str) -> None:
     """One measured turn in this fresh process; prints its numbers as JSON."""
     started = time.perf_counter()
     from pipeline import turn
@@ -149,11 +152,13 @@ def worker(state: str, url: str, retriever: str, text: str) -> None:
         report = run_turn(text, settings, model=model)
         total = time.perf_counter() - t0
     llm = (report.timings_ms["answer"] + report.timings_ms["reflect"]) / 1000
+    calls = 2 + len(report.reflection_errors)  # the answer, the reflection, any re-ask
     print(
         json.dumps(
             {
                 "imports": imports * 1000,
                 "outside": (total - llm) * 1000,
+                "beyond_server": total * 1000 - calls * float(llm_ms),
                 **report.timings_ms,
                 "context_tokens": sum(r.tokens for r in report.used),
                 "used": len(report.used),
@@ -164,9 +169,9 @@ def worker(state: str, url: str, retriever: str, text: str) -> None:
     )
 
 
-def run_worker(state: Path, url: str, retriever: str, text: str) -> dict:
+def run_worker(state: Path, url: str, retriever: str, text: str, llm_ms: int) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--worker", str(state), url, retriever, text],
+        [sys.executable, __file__, "--worker", str(state), url, retriever, text, str(llm_ms)],
         capture_output=True,
         text=True,
         check=True,
@@ -195,10 +200,14 @@ def bench(size: int, retriever: str, turns: int, *, fresh: bool = False, llm_ms:
         file_kb = paths.ltm.stat().st_size / 1024 if paths.ltm.exists() else 0.0
         # The warm-up turn builds the vector cache, as the first semantic turn on an old
         # store would; measured turns then see the steady state.
-        run_worker(state, server.url, retriever, "warm-up: what tea do I like?")
+        run_worker(state, server.url, retriever, "warm-up: what tea do I like?", llm_ms)
         rows = [
             run_worker(
-                state, server.url, retriever, f"what tea should I buy for my chess evening {n}?"
+                state,
+                server.url,
+                retriever,
+                f"what tea should I buy for my chess evening {n}?",
+                llm_ms,
             )
             for n in range(turns)
         ]
@@ -210,7 +219,7 @@ def bench(size: int, retriever: str, turns: int, *, fresh: bool = False, llm_ms:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        worker(*sys.argv[2:6])
+        worker(*sys.argv[2:7])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5)
@@ -231,12 +240,14 @@ def main() -> None:
     if args.no_judge and semantic_available():
         retrievers.append("semantic-nojudge")
     print(
-        f"median of {args.turns} turns, each in a fresh process (ms; LLM = instant local "
-        "server; 'outside LLM' excludes interpreter start and imports)"
+        f"median of {args.turns} turns, each in a fresh process (ms; the local server takes "
+        f"{args.llm_ms} ms per call; 'outside LLM' and 'turn-server' exclude interpreter start "
+        "and imports)"
     )
     print(
         f"{'memories':>8} {'retriever':>16} {'ltm KB':>7} {'load':>6} {'retrieve':>8} "
-        f"{'gate':>6} {'commit':>7} {'outside LLM':>11} {'imports':>7} {'peak MB':>7} "
+        f"{'gate':>6} {'commit':>7} {'outside LLM':>11} {'turn-server':>11} {'imports':>7} "
+        f"{'peak MB':>7} "
         f"{'ctx tokens':>10} {'in prompt':>9}"
     )
     for size in args.sizes:
@@ -245,7 +256,8 @@ def main() -> None:
             print(
                 f"{size:>8} {retriever:>16} {r['file_kb']:>7.0f} {r['load']:>6.1f} "
                 f"{r['retrieve']:>8.1f} {r['gate']:>6.1f} {r['commit']:>7.1f} "
-                f"{r['outside']:>11.1f} {r['imports']:>7.0f} {r['peak_mb']:>7.0f} "
+                f"{r['outside']:>11.1f} {r['beyond_server']:>11.1f} {r['imports']:>7.0f} "
+                f"{r['peak_mb']:>7.0f} "
                 f"{r['context_tokens']:>10.0f} {r['used']:>9.0f}"
             )
 

@@ -45,15 +45,34 @@ class ChatModel:
 
     def __init__(self, settings: Settings) -> None:
         api_key = require_api_key(settings)  # before the slow import, so it fails fast
-        from openai import OpenAI
+        from openai import DefaultHttpxClient, OpenAI
 
         self.settings = settings
+        self._while_waiting: list[Callable[[], None]] = []
         self._client = OpenAI(
             api_key=api_key,
             base_url=settings.base_url,
             timeout=settings.timeout,
             max_retries=0,
+            http_client=DefaultHttpxClient(event_hooks={"request": [self._watch]}),
         )
+
+    def while_waiting(self, work: Callable[[], None]) -> None:
+        """Call `work` once, when the next request has been sent and the process begins to
+        wait for the reply: what it starts then (a background thread) runs during the model's
+        time instead of delaying the request. A request that is never sent never calls it."""
+        self._while_waiting.append(work)
+
+    def _watch(self, request: Any) -> None:
+        """httpx's request hook: ask the transport to say when it starts waiting."""
+        if self._while_waiting:
+            request.extensions["trace"] = self._trace
+
+    def _trace(self, event: str, _info: dict[str, Any]) -> None:
+        if event.endswith("receive_response_headers.started"):
+            work, self._while_waiting = self._while_waiting, []
+            for each in work:
+                each()
 
     def close(self) -> None:
         """Close the HTTP connections."""

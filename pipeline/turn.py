@@ -128,8 +128,7 @@ def run_turn(
             warm=warm,
             stats=recalled.stats if recalled else None,
         )
-    # The gate's patterns and models are read while the model answers: the wait is I/O.
-    threading.Thread(target=_prepare_gate_quietly, name="prepare-gate", daemon=True).start()
+    prepare_gate_while_waiting(model)
     if answer is None:
         with report.stage("answer"):
             answer = respond(
@@ -361,6 +360,24 @@ def retrieve_for_turn(
     )
     report.selection_mode = retrieval.selection_mode
     return retrieval.used
+
+
+def prepare_gate_while_waiting(model: Completer) -> None:
+    """Read the gate's patterns and models in a background thread while the model answers.
+
+    The thread starts once the request is out (`ChatModel.while_waiting`): started before,
+    it holds the interpreter while the turn builds and sends the request, and delays the
+    answer by as much as it saves the gate. A model that cannot say when it waits gets the
+    thread at once."""
+
+    def start() -> None:
+        threading.Thread(target=_prepare_gate_quietly, name="prepare-gate", daemon=True).start()
+
+    while_waiting = getattr(model, "while_waiting", None)
+    if callable(while_waiting):
+        while_waiting(start)
+    else:
+        start()
 
 
 def _prepare_gate_quietly() -> None:

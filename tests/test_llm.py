@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -206,3 +207,53 @@ def test_stream_that_breaks_off_is_a_failed_call_not_retried(
         model().complete(HELLO, on_delta=pieces.append)
     assert "".join(pieces) == "one two three four five six "
     assert len(llm.requests) == 1
+
+
+def _server_has(llm: ScriptedLLM, count: int) -> bool:
+    """Whether the server has received `count` requests within five seconds."""
+    deadline = time.monotonic() + 5
+    while len(llm.requests) < count and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return len(llm.requests) >= count
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_work_while_waiting_runs_once_the_request_is_out(
+    model: Callable[..., ChatModel], llm: ScriptedLLM, stream: bool
+) -> None:
+    """`while_waiting` work runs when the server has the request and before its reply
+    arrives (the client waits in it, so run before sending it would wait in vain), and once:
+    the next call does not run it again."""
+    llm.reply("first").reply("second")
+    chat_model = model()
+    seen: list[tuple[bool, str]] = []
+    pieces: list[str] = []
+    chat_model.while_waiting(lambda: seen.append((_server_has(llm, 1), "".join(pieces))))
+    assert seen == []
+    chat_model.complete(HELLO, on_delta=pieces.append if stream else None)
+    chat_model.complete(HELLO)
+    assert seen == [(True, "")]
+
+
+def test_work_while_waiting_is_not_run_by_a_request_never_sent(state_dir: Path) -> None:
+    """With nothing listening the process never waits for a reply, so the work does not
+    run; it would run with the next request that is answered."""
+    with ScriptedLLM() as dead:
+        url = dead.url
+    from pipeline.config import load_settings
+
+    settings = load_settings(
+        environ={
+            "MOONSHOT_API_KEY": "sk-test",
+            "MEMTEST_BASE_URL": url,
+            "MEMTEST_RETRY_MAX_WAIT": "0",
+            "MEMTEST_MAX_ATTEMPTS": "2",
+            "MEMTEST_STATE_DIR": str(state_dir),
+        }
+    )
+    seen: list[str] = []
+    with ChatModel(settings) as chat_model:
+        chat_model.while_waiting(lambda: seen.append("ran"))
+        with pytest.raises(LLMError, match="Could not connect"):
+            chat_model.complete(HELLO)
+    assert seen == []
