@@ -78,7 +78,10 @@ def test_ctrl_c_leaves_cleanly_with_state_intact(llm: ScriptedLLM, state_dir: Pa
         "PYTHONPATH": str(PROJECT),
         **turn_env(llm, state_dir),
     }
-    with subprocess.Popen(
+    # A suite run in the background ignores SIGINT, and a child started so would ignore it
+    # too; a handler of the suite's own is reset to the default in the child.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    chat = subprocess.Popen(
         [sys.executable, str(PROJECT / "memory_test.py"), "chat"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -86,7 +89,9 @@ def test_ctrl_c_leaves_cleanly_with_state_intact(llm: ScriptedLLM, state_dir: Pa
         text=True,
         env=env,
         cwd=PROJECT,
-    ) as proc:
+    )
+    signal.signal(signal.SIGINT, previous)
+    with chat as proc:
         assert proc.stdin is not None
         assert proc.stdout is not None
         proc.stdin.write("I like tea\n")
