@@ -213,7 +213,9 @@ _SMALL_TALK = [
         r"\b(?:the |this |today's )?(?:conversation|chat)(?: today)? (?:was|is) (?:mostly |mainly |"
         r"all )?about\b",
         # Not a kind of answer asked for ("asked for plain, joke-free replies"): a preference.
-        r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?(?:about|how|what|whether|if|"
+        # Asking that never happened ("tools the user hasn't asked about") is no event of the chat.
+        r"(?<!n't )(?<!not )(?<!never )\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?"
+        r"(?:about|how|what|whether|if|"
         r"for(?! (?:this|that|it)\b)(?!(?: [\w-]+,?){0,3} (?:replies|answers|responses|"
         r"explanations|summaries|units|formatting)\b)|why|a question)\b|\bwanted to know\b|"
         r"\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
