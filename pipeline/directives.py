@@ -670,8 +670,11 @@ _CONTENT_ZH = (
     r"(?:网页|网站|页面|通知|邮件|文件|文档|帖子|消息|短信|传单|单张|评论|附件|截图|链接|内容|群聊)"
 )
 _IGNORES_EMBEDDED = lazy(
-    r"(?:ignor|disregard)\w*\s+(?:any|all|the)?\s*(?:instructions?|commands?|orders?|"
-    r"directions?|prompts?)\s+(?:(?:that\s+(?:appear|are|come)\s+|found\s+|contained\s+|"
+    # The orders may be named by what they call themselves: "any 'system' or 'AI instruction'
+    # text that appears inside leaflets the user pastes".
+    r"(?:ignor|disregard)\w*\s+(?:any|all|the)?\s*(?:(?:['\"‘“][^'\"’”]{1,24}['\"’”]|or|and|,)\s*)*"
+    r"(?:instructions?|commands?|orders?|directions?|prompts?|text)\s+"
+    r"(?:(?:that\s+(?:appears?|is|are|comes?)\s+|found\s+|contained\s+|"
     r"embedded\s+|hidden\s+|written\s+)?(?:in|inside|within|from)\s+(?!(?:\w+\s+){0,2}"
     r"(?:system|developer|operator|admin))(?:\w+\s+){0,2}" + _CONTENT + r"\b)"
     r"|(?:忽略|无视|不要理会|别理会?|不理会)[^。；;\n]{0,16}?"
