@@ -1498,11 +1498,13 @@ def _is_document_number(value: str) -> bool:
 
 # What a number after it is the address of: a building, a unit, a floor, a room.
 _ADDRESS_BEFORE = lazy(r"(?:栋|幢|座|单元|楼|层|室)\s*$")
-# What a value before a noun is told to be named by: the name of a network or an account
-# is no other noun's value.
+# What a value before a noun is told to be named by: the name of a network or an account,
+# or a device's model ("门锁型号是 Yale YDM-4109"), is no other noun's value.
 _NAMED_BEFORE = lazy(
     r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
-    r"\s*(?:是|为|:|：|\bis\b)?\s*$",
+    r"\s*(?:是|为|:|：|\bis\b)?\s*$"
+    # A model is often named after its maker: "型号是 Yale YDM-4109".
+    r"|(?:型号|\bmodel)\s*(?:是|为|:|：|\bis\b)?\s*(?:[^\s，。；]+\s+)?$",
     re.IGNORECASE,
 )
 
@@ -1513,7 +1515,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         start, end = match.span()
         noun = text[start:end]
         word = noun.lower()
-        weak = word in _WEAK_NOUNS
+        weak = word in _WEAK_NOUNS or word in _WEAK_NOUNS_CJK
         if word.startswith("code") and _word_before(text, start) in _PUBLIC_CODES:
             continue  # "zip code 10115", "area code 030"
         clause_start, clause_end = _clause_around(text, start, end)
@@ -1560,7 +1562,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue
             if _ADDRESS_BEFORE.search(text, max(clause_start, m.start() - 4), m.start()):
                 continue  # "住在 3 栋 1502 家门锁是…": a flat's number
-            if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
+            if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 20), m.start()):
                 continue  # "Wi-Fi名字是 ChinaNet-5G 密码贴在背面": a name, not the value
             if (
                 span
@@ -2303,6 +2305,9 @@ _WEAK_NOUNS = frozenset(
     "code codes vault door gate garage alarm safe locker keypad wifi wi-fi router padlock lock"
     " front door back door social".split(" ")
 )
+# The same in Chinese: a lock, a door's access or a key box is a device, and a model's name
+# ("主控芯片用的是 ESP32-S3") is as likely beside it as its code; its code is digits.
+_WEAK_NOUNS_CJK = frozenset("门锁 电子锁 门禁 门禁卡 钥匙盒 钥匙箱 开锁 解锁".split())
 # Codes that are public: a number next to these is an address or a label, not a secret.
 _PUBLIC_CODES = frozenset(
     "zip postal post area country dress source qr bar morse genetic airport language colour"

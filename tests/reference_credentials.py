@@ -365,7 +365,8 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _ADDRESS_BEFORE = re.compile(r"(?:栋|幢|座|单元|楼|层|室)\s*$")
 _NAMED_BEFORE = re.compile(
     r"(?:名字|名称|网名|昵称|叫做|叫|\b(?:called|named|ssid|network name))"
-    r"\s*(?:是|为|:|：|\bis\b)?\s*$",
+    r"\s*(?:是|为|:|：|\bis\b)?\s*$"
+    r"|(?:型号|\bmodel)\s*(?:是|为|:|：|\bis\b)?\s*(?:[^\s，。；]+\s+)?$",
     re.IGNORECASE,
 )
 
@@ -374,7 +375,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
     """Short values in the same clause as a sensitive noun, before or after it."""
     for noun in _nouns(text):
         word = noun.group().lower()
-        weak = word in _WEAK_NOUNS
+        weak = word in _WEAK_NOUNS or word in _WEAK_NOUNS_CJK
         if word.startswith("code") and _word_before(text, noun.start()) in _PUBLIC_CODES:
             continue  # "zip code 10115", "area code 030"
         clause_start, clause_end = _clause_around(text, noun.start(), noun.end())
@@ -420,7 +421,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue
             if _ADDRESS_BEFORE.search(text, max(clause_start, m.start() - 4), m.start()):
                 continue  # "住在 3 栋 1502 家门锁是…": a flat's number
-            if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 12), m.start()):
+            if _NAMED_BEFORE.search(text, max(clause_start, m.start() - 20), m.start()):
                 continue
             if (
                 span
@@ -468,6 +469,7 @@ _WEAK_NOUNS = frozenset(
     "code codes vault door gate garage alarm safe locker keypad wifi wi-fi router padlock lock"
     " front door back door social".split(" ")
 )
+_WEAK_NOUNS_CJK = frozenset("门锁 电子锁 门禁 门禁卡 钥匙盒 钥匙箱 开锁 解锁".split())
 # Codes that are public: a number next to these is an address or a label, not a secret.
 _PUBLIC_CODES = frozenset(
     "zip postal post area country dress source qr bar morse genetic airport language colour"

@@ -1206,6 +1206,9 @@ PROBED_SECRETS = [
         "When the bank asks for his first school he says he can't remember.",
         "The school app asks parents for the child's teacher and she types Ms Kelly.",
         "In the essay she used the word 'liminal', the year 1989 and a question mark.",
+        "刘工的创业公司在深圳南山做智能门锁，主控芯片用的是 ESP32-S3。",
+        "他公司做门禁，读卡器用的是 RC522。",
+        "用户的门锁型号是 Yale YDM-4109，密码另外保管。",
     ],
 )
 def test_pieces_and_amounts_that_are_no_value_are_not_found(text: str) -> None:
@@ -1215,6 +1218,21 @@ def test_pieces_and_amounts_that_are_no_value_are_not_found(text: str) -> None:
 def test_a_network_named_before_its_password_is_not_the_password() -> None:
     text = "用户家的WiFi叫 Lin-7G，密码是 lin77776666。"
     assert [text[f.start : f.end] for f in find_secrets(text)] == ["lin77776666"]
+
+
+# A lock or a door's access is a device: beside it a code is digits, and one with letters is
+# its model; the code of the same lock is still found.
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("用户家门锁是 4471#。", "4471#"),
+        ("门禁 8823，进门按井号。", "8823"),
+        ("用户的门锁密码是 a8823k。", "a8823k"),
+        ("用户家的门禁码是 A7731。", "A7731"),
+    ],
+)
+def test_a_locks_code_is_found_beside_it(text: str, value: str) -> None:
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
 
 
 # What shares part of a password's shape: a name and its number, addresses, handles.
