@@ -243,7 +243,7 @@ SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
         "身分证(?:字号|号码?)?|统一编号|通关密语|密语|电子锁|密码锁|门锁|钥匙盒|钥匙箱|户口号码?|统一证号|居留证号码?|金钥|"
-        "重设码|重置码|配对码|提取码"
+        "重设码|重置码|配对码|提取码|暗号"
     ).split("|")
 )
 
@@ -1701,11 +1701,15 @@ _CHINESE_NUMERAL = (
 # of digits read over a radio or a phone ("幺洞八八"), and the marks that may part them
 # ("四、一、九、零").
 _HAN_DIGIT = f"[{''.join(ch for ch in _CHINESE_NUMERAL if ch != '两')}]"
-_READ_ALOUD = {"幺": 1, "洞": 0}
+# Over a radio 7 is 拐 and 9 is 勾, and beside those words 两 is the digit 2 ("幺两拐洞").
+_READ_ALOUD = {"幺": 1, "洞": 0, "拐": 7, "勾": 9}
 _HAN_TO_DIGIT = str.maketrans(
-    {ch: str(value) for ch, value in (_CHINESE_NUMERAL | _READ_ALOUD).items() if ch != "两"}
+    {ch: str(value) for ch, value in (_CHINESE_NUMERAL | _READ_ALOUD).items()}
 )
-_HAN_READ_DIGIT = f"[{_HAN_DIGIT[1:-1]}{''.join(_READ_ALOUD)}]"
+_RADIO = "".join(_READ_ALOUD)
+_HAN_READ_DIGIT = (
+    f"(?:[{_HAN_DIGIT[1:-1]}{_RADIO}]|两(?=[、，, ]?[{_RADIO}])|(?<=[{_RADIO}])[、，, ]?两)"
+)
 
 
 # The units a number counts in Chinese ("3位", "2019年", "12次").

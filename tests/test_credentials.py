@@ -1619,3 +1619,22 @@ def test_a_recovery_phrase_before_a_break_and_another_list_word_is_found() -> No
         assert [f.kind for f in find_secrets(text)] == ["recovery phrase"]
     texts = [f"{words} 密码 ", "door code "]
     assert redact_fields(texts) == [redact(t) for t in texts] == [f"{REDACTED} 密码 ", "door code "]
+
+
+# A password agreed between people (暗号) is a value like any other; digits read as over a
+# radio (幺 1, 两 2 beside them, 拐 7, 勾 9, 洞 0) are digits, and 两 among plain words counts.
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("用户家保姆接孩子时，要跟老师对上暗号“蓝色长颈鹿”才能接走。", "蓝色长颈鹿"),
+        ("用户手机锁屏密码他习惯念成“幺两拐洞洞三”。", "幺两拐洞洞三"),
+        ("用户的门禁是勾拐幺洞。", "勾拐幺洞"),
+        ("他有两个孩子，密码四四七一。", "四四七一"),
+    ],
+)
+def test_agreed_words_and_radio_digits_are_values(text: str, value: str) -> None:
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
+
+
+def test_two_among_words_is_no_digit() -> None:
+    assert find_secrets("用户有两台电脑和一台平板，密码另外保管。") == []
