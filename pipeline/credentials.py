@@ -619,6 +619,7 @@ def _findings(text: str) -> list[Finding]:
     found += _opened_with_quoted(text)
     found += _composed_values(text)
     found += _named_parts(text)
+    found += _typed_to_open(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
@@ -1519,6 +1520,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         if word.startswith("code") and _word_before(text, start) in _PUBLIC_CODES:
             continue  # "zip code 10115", "area code 030"
         clause_start, clause_end = _clause_around(text, start, end)
+        clause_end = _goes_on_about_it(text, clause_end)
         after = list(_VALUE_TOKEN.finditer(text, end, clause_end))[:NEAR_NOUN_AFTER]
         before = list(_VALUE_TOKEN.finditer(text, clause_start, start))
         before = before[-NEAR_NOUN_BEFORE:]
@@ -2359,6 +2361,23 @@ def _has_letters(value: str) -> bool:
 def _word_before(text: str, index: int) -> str:
     words = re.findall(r"[A-Za-z]+", text[max(0, index - 30) : index])
     return words[-1].lower() if words else ""
+
+
+# A clause after a semicolon that names the noun's number again: "renewed his passport; the
+# new number is A05917462".
+_REFERS_BACK = lazy(
+    r"\s*(?:the|its|her|his|their|my) (?:new |old |current |full |actual )?(?:number|no\.?|code|"
+    r"one)\s*(?:is|was|reads|:)",
+    re.IGNORECASE,
+)
+
+
+def _goes_on_about_it(text: str, clause_end: int) -> int:
+    """The end of the clause after `clause_end` when that clause, after a semicolon, names
+    the same thing's number; otherwise `clause_end`."""
+    if text[clause_end : clause_end + 1] != ";" or not _REFERS_BACK.match(text, clause_end + 1):
+        return clause_end
+    return _clause_around(text, clause_end + 1, clause_end + 2)[1]
 
 
 def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:
@@ -3436,7 +3455,8 @@ _NAMED_KEY = (
     r"(?:\b(?:star|asterisk|hash|pound|enter|ok|menu|set|prog|program|function|fn|f\d{0,2})\b"
     r"|[*#]|[\u4e00-\u9fff]{1,3}[键鍵]|星号|星號|井号|井號|井字)"
 )
-_KEY_DIGIT = r"(?<![\d.])(?:\d|[零〇一二三四五六七八九])(?![\d.]\d|\d)"
+# A key may bear two digits, as a car door's keypad does ("1·2, 5·6, 9·0").
+_KEY_DIGIT = r"(?<![\d.])(?:\d(?:[·•|/]\d)?|[零〇一二三四五六七八九])(?![\d.]\d|\d)"
 _KEY_JOIN = (
     r"\s*(?:[+,，、]\s*(?:(?:and\s+)?then\s+|然后|然後|再)?"
     r"|\s+(?:and\s+)?then\s+|然后|然後|再|\s)\s*"
@@ -3472,6 +3492,35 @@ def _key_presses(text: str) -> Iterator[Finding]:
         named = m.group("head") is not None or m.group("tail") is not None
         if digits >= 4 or (digits >= 3 and named):
             yield Finding("keys pressed in a row", *m.span("run"))
+
+
+# What is typed to open or unlock something, or to get into it, is its password whatever it
+# is called: "unlocks her workstation by typing tundra pickle harbor 42". The value runs
+# from the verb of typing to the end of the clause (a dash, a comma, "on", "at", "and"…),
+# one to six words; one that opens with a possessive or an article tells what was typed
+# ("by typing her birthday"), not the value.
+_TYPED_TO_OPEN = lazy(
+    r"\b(?:unlock\w*|opens?|opened|opening|log(?:s|ged|ging)? (?:in|on)(?:to)?|"
+    r"sign(?:s|ed|ing)? (?:in|on)(?:to)?|gets? into|got into|access\w*)\b[^.;!?\n]{0,60}?"
+    r"\bby (?:typing|entering|keying in|punching in|putting in|inputting)\s+"
+    r"(?!(?:the|a|an|her|his|their|my|your|its|our|in|some|any)\b)"
+    r"(?P<value>[^\s,;.!?—–:]+(?: (?!(?:on|at|in|into|and|then|with|when|before|after|every|"
+    r"each|to|from|for|or|but)\b)[^\s,;.!?—–:]+){0,5})",
+    re.IGNORECASE,
+)
+_TYPED_STEMS = ("typing", "entering", "keying", "punching", "putting in", "inputting")
+
+
+def _typed_to_open(text: str) -> Iterator[Finding]:
+    """What is typed to unlock, open or get into something."""
+    lowered = _lower_in_place(text)
+    if not any(stem in lowered for stem in _TYPED_STEMS):
+        return
+    for m in _TYPED_TO_OPEN.finditer(text):
+        value = m.group("value")
+        words = value.split()
+        if any(ch.isdigit() for ch in value) or len(words) >= 3 or _is_value(value, linked=True):
+            yield Finding("what is typed to open it", *m.span("value"))
 
 
 # A number told by its ends, each with how many digits it has: "前两位三六、后两位零二",

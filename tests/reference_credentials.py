@@ -379,6 +379,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         if word.startswith("code") and _word_before(text, noun.start()) in _PUBLIC_CODES:
             continue  # "zip code 10115", "area code 030"
         clause_start, clause_end = _clause_around(text, noun.start(), noun.end())
+        if text[clause_end : clause_end + 1] == ";" and _REFERS_BACK.match(text, clause_end + 1):
+            clause_end = _clause_around(text, clause_end + 1, clause_end + 2)[1]
         after = list(_VALUE_TOKEN.finditer(text, noun.end(), clause_end))[:NEAR_NOUN_AFTER]
         before = list(_VALUE_TOKEN.finditer(text, clause_start, noun.start()))
         before = before[-NEAR_NOUN_BEFORE:]
@@ -505,6 +507,13 @@ def _has_letters(value: str) -> bool:
 def _word_before(text: str, index: int) -> str:
     words = re.findall(r"[A-Za-z]+", text[max(0, index - 30) : index])
     return words[-1].lower() if words else ""
+
+
+_REFERS_BACK = re.compile(
+    r"\s*(?:the|its|her|his|their|my) (?:new |old |current |full |actual )?(?:number|no\.?|code|"
+    r"one)\s*(?:is|was|reads|:)",
+    re.IGNORECASE,
+)
 
 
 def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:

@@ -73,6 +73,7 @@ NEWER_KINDS = (
     "_beside_login",
     "_ends_told",
     "_named_parts",
+    "_typed_to_open",
 )
 
 
@@ -1638,3 +1639,27 @@ def test_agreed_words_and_radio_digits_are_values(text: str, value: str) -> None
 
 def test_two_among_words_is_no_digit() -> None:
     assert find_secrets("用户有两台电脑和一台平板，密码另外保管。") == []
+
+
+# A number named again after a semicolon, keys that bear two digits, and what is typed to
+# get in: each beside a sentence of the same shape that tells no value.
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("User renewed her passport; the new number is K41920377.", ["K41920377"]),
+        ("User renewed her passport; the new photo is much better.", []),
+        ("User changed the alarm code; the new one is 8830.", ["8830"]),
+        ("User lost his passport; the embassy number is 0207 555 0199.", []),
+        (
+            "He opens the truck by pressing 3·4, 7·8, 1·2, 1·2 on the keypad.",
+            ["3·4, 7·8, 1·2, 1·2"],
+        ),
+        ("User presses 1/2 for billing on the phone menu.", []),
+        ("User unlocks the laptop by typing maple orbit 77 at the prompt.", ["maple orbit 77"]),
+        ("User logs into the NAS by typing her birthday.", []),
+        ("User opens files by typing their names into the search bar.", []),
+        ("User gets into the terminal by typing ssh at the prompt.", []),
+    ],
+)
+def test_values_named_again_keyed_or_typed_to_get_in(text: str, values: list[str]) -> None:
+    assert [text[f.start : f.end] for f in find_secrets(text)] == values
