@@ -2804,8 +2804,32 @@ _SENTENCE_WORDS = frozenset(
 )
 
 
+# A passphrase said to be so many words, then listed after a colon, as many as it said
+# (not the rules or the tips of passwords, whose words are a list of another kind):
+# "her SSO passphrase is four words from her notebook joined with dots: kelp, anchor,
+# violet, sixteen". The count told and the count listed agree, so the list is the phrase.
+_LISTED_PHRASE = lazy(
+    r"\bpass ?(?:phrase|word)\b(?!s|\s+(?:rules?|polic|tips?|advice|requirements?|habits?|"
+    r"guidelines?|criteria|managers?|hints?))[^.;:\n]{0,60}?"
+    r"\b(?P<count>three|four|five|six|seven|eight|[3-8])"
+    r"\s+(?:\w+\s+)?words?\b[^.;:\n]{0,60}?:\s*"
+    r"(?P<value>[a-z0-9]+(?:\s*(?:,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)[a-z0-9]+){2,7})"
+    r"\s*(?=[.;!?\n]|$)",
+    re.IGNORECASE,
+)
+_COUNT_WORDS = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_LIST_SEPARATOR = lazy(r"\s*(?:,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)", re.IGNORECASE)
+
+
 def _told_passphrases(text: str) -> Iterator[Finding]:
     """Words told as a passphrase, unquoted, to the end of the clause."""
+    if "phrase" not in text and "word" not in text:
+        return
+    for m in _LISTED_PHRASE.finditer(text):
+        told = m.group("count").lower()
+        items = _LIST_SEPARATOR.split(m.group("value"))
+        if len(items) == _COUNT_WORDS.get(told, int(told) if told.isdigit() else 0):
+            yield Finding("passphrase", *m.span("value"))
     if "phrase" not in text:
         return
     for m in _PASSPHRASE_TOLD.finditer(text):

@@ -1663,3 +1663,21 @@ def test_two_among_words_is_no_digit() -> None:
 )
 def test_values_named_again_keyed_or_typed_to_get_in(text: str, values: list[str]) -> None:
     assert [text[f.start : f.end] for f in find_secrets(text)] == values
+
+
+# A passphrase said to be so many words and then listed, as many as it said, is the list;
+# the words of a password's rules, or a list of another length, are not.
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("The Wi-Fi password is three words: copper, lantern and 48.", ["copper, lantern and 48"]),
+        (
+            "Her vault passphrase is five words: reef, ladle, comet, spruce, ninety.",
+            ["reef, ladle, comet, spruce, ninety"],
+        ),
+        ("User's password rules are three words: long, random, unique.", []),
+        ("Her passphrase is four words, in this order: reef, ladle, comet.", []),
+    ],
+)
+def test_a_passphrase_listed_word_by_word(text: str, values: list[str]) -> None:
+    assert [text[f.start : f.end] for f in find_secrets(text)] == values
