@@ -1555,6 +1555,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "spot in the garage is number 4471": a place's number, not a code
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue  # "passport … runs to 2035": no passport number is a year
+            if _SHOWS_A_TAIL.search(word) and _TAIL_PART.search(text, end, m.start()):
+                continue  # "信用卡尾号係4821": the last digits a card shows, not its number
             if span and _is_value(span[2], linked=linked):
                 yield Finding(_noun_kind(noun), span[0], span[1])
         for i, m in enumerate(before):
@@ -2361,6 +2363,13 @@ def _has_letters(value: str) -> bool:
 def _word_before(text: str, index: int) -> str:
     words = re.findall(r"[A-Za-z]+", text[max(0, index - 30) : index])
     return words[-1].lower() if words else ""
+
+
+# The tail of a card's or an account's number, as a statement or an app shows it ("信用卡
+# 尾号係4821", "account ending in 4821"): a part of the number, not the number. Pieces of a
+# code told one by one ("后四位", "ends with") are still found.
+_TAIL_PART = lazy(r"尾号|尾號|尾數|尾数|\b(?:ending|ends) in\b", re.IGNORECASE)
+_SHOWS_A_TAIL = lazy(r"卡|账|帳|户|card|account", re.IGNORECASE)
 
 
 # A clause after a semicolon that names the noun's number again: "renewed his passport; the

@@ -414,6 +414,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "spot in the garage is number 4471": a place's number, not a code
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue
+            if _SHOWS_A_TAIL.search(word) and _TAIL_PART.search(text, noun.end(), m.start()):
+                continue
             if span and _is_value(span[2], linked=linked):
                 yield Finding(_noun_kind(noun.group()), span[0], span[1])
         for i, m in enumerate(before):
@@ -509,6 +511,8 @@ def _word_before(text: str, index: int) -> str:
     return words[-1].lower() if words else ""
 
 
+_TAIL_PART = re.compile(r"尾号|尾號|尾數|尾数|\b(?:ending|ends) in\b", re.IGNORECASE)
+_SHOWS_A_TAIL = re.compile(r"卡|账|帳|户|card|account", re.IGNORECASE)
 _REFERS_BACK = re.compile(
     r"\s*(?:the|its|her|his|their|my) (?:new |old |current |full |actual )?(?:number|no\.?|code|"
     r"one)\s*(?:is|was|reads|:)",

@@ -1681,3 +1681,18 @@ def test_values_named_again_keyed_or_typed_to_get_in(text: str, values: list[str
 )
 def test_a_passphrase_listed_word_by_word(text: str, values: list[str]) -> None:
     assert [text[f.start : f.end] for f in find_secrets(text)] == values
+
+
+# The tail of a card's or an account's number, as a statement shows it, is a part of the
+# number; a code told in pieces, and a card's PIN, are still found.
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("用户嘅信用卡尾号係4821，对账时用嚟分辨系边张卡。", []),
+        ("用户工资卡尾號 7730，每月十号到账。", []),
+        ("用户的银行卡密码是 4821。", ["4821"]),
+        ("收银机口令前两位是8和6，后四位是0912，合起来就是860912。", ["0912", "860912"]),
+    ],
+)
+def test_a_cards_tail_is_a_part_of_its_number(text: str, values: list[str]) -> None:
+    assert sorted(text[f.start : f.end] for f in find_secrets(text)) == values
