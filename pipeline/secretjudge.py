@@ -68,6 +68,19 @@ _PUBLIC_CODE = lazy(
     r"(?:\s+(?:is|was)|\s*[:：=]|是|为)?\s*$",
     re.IGNORECASE,
 )
+# A number that names an order, a ticket, an invoice or a desk telephone, or that a
+# charity or a company prints, is a reference anyone may see: "desk extension is 4417",
+# "order #WH-2024-118734", "ticket for the broken hinge is number 44871". Not when a
+# secret's noun comes between ("the order's PIN is 4471").
+_PUBLIC_NUMBER = lazy(
+    r"(?:\b(?:extension|ext\.?|order|ticket|invoice|tracking|case|receipt|charity|"
+    r"company registration|vat|isbn|issn|flight)(?: (?:number|no\.?|id))?"
+    r"|(?:工单|订单|快递单|运单|发票|分机)(?:号码?|编号)?)"
+    r"(?P<gap>[^.;:\n]{0,40}?\b(?:is|was|number|no\.?))?(?:\s+(?:is|was))?"
+    r"\s*[:：=#,]?\s*(?:是|为)?\s*[#A-Za-z]*-?$",
+    re.IGNORECASE,
+)
+_SECRET_IN_GAP = lazy(r"\b(?:pin|code|pass\w*|key|secret|otp|token)\b|密码|验证码", re.IGNORECASE)
 _CLOCK = lazy(r"\d{1,2}[.:]\d\d")
 _MODEL_BEFORE = lazy(
     r"(?:\bmodel(?: number| no\.?)?|\bpart (?:number|no\.?)|型号)\s*[:：#]?\s*$", re.I
@@ -99,6 +112,12 @@ class SecretVerdict:
         return explained("judged to hold a secret value", self.probability, self.features)
 
 
+def _public_number(text: str, start: int) -> bool:
+    """Whether the value at `start` is a reference its noun says anyone may see."""
+    m = _PUBLIC_NUMBER.search(text, max(0, start - 64), start)
+    return m is not None and not (m.group("gap") and _SECRET_IN_GAP.search(m.group("gap")))
+
+
 def value_spans(text: str) -> list[tuple[int, int]]:
     """Where in `text` a secret value could be, in order of position."""
     spans = []
@@ -112,11 +131,14 @@ def value_spans(text: str) -> list[tuple[int, int]]:
             continue
         if _PUBLIC_CODE.search(text, max(0, m.start() - 24), m.start()):
             continue
+        if _public_number(text, m.start()):
+            continue
         if _UNIT_AFTER.match(text, m.end()) or text[m.start() - 1 : m.start()] in _CURRENCY_BEFORE:
             continue
         spans.append((m.start(), m.end()))
     for pattern in (_MIXED, _SPELLED, _SPELLED_PIECES, _HAN_DIGITS, _LETTER_BY_LETTER):
         spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
+    spans = [(a, b) for a, b in spans if not _public_number(text, a)]
     # A model's name is printed on the box ("the disc model CFI-1216A", "型号 RX-550").
     spans = [(a, b) for a, b in spans if not _model_name(text, a)]
     merged: list[tuple[int, int]] = []

@@ -81,6 +81,21 @@ def test_value_spans_leave_out_times_amounts_labels_and_phone_numbers() -> None:
     assert _values("Door model 4471, code 9034") == ["9034"]
 
 
+def test_value_spans_leave_out_references_anyone_may_see() -> None:
+    """A desk extension, an order, a ticket, an invoice, a charity's number: references
+    their nouns introduce, whatever their length; not when a secret's noun comes between."""
+    for text in (
+        "User's desk extension is 4417, up on the third floor.",
+        "User's Warhammer order #WH-2024-118734 shipped last Tuesday.",
+        "The ticket for the broken hinge is number 44871.",
+        "She prints the charity number, 1174829, on every receipt.",
+        "用户的快递单号是 7730 2291 8845。",
+    ):
+        assert value_spans(text) == [], text
+    assert _values("User's order PIN is 4471") == ["4471"]
+    assert _values("The ticket's access code is 88231") == ["88231"]
+
+
 def test_the_model_speaks_only_about_a_text_with_a_value() -> None:
     """No value, no verdict, however much the words talk of secrets."""
     assert judge_secret("User keeps the vault passphrase in a sealed envelope.") is None
