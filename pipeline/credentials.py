@@ -3761,6 +3761,11 @@ def _answer_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str
     )
 
 
+# Chinese words that tell what kind of answers someone gives, made up, random or the same
+# everywhere: "各个网站的密保问题答案都是随机生成的乱码".
+_ANSWER_OF_A_KIND_ZH = lazy(r"随机|乱码|胡编|乱编|瞎编|编造|假的|虚构|无关|不相干|一样的|不同的")
+
+
 def _security_answers(text: str) -> Iterator[Finding]:
     """The value after a security-question noun and its link: quoted, whatever the quotes
     hold, or one word that ends the clause and reads as a name (a capital, a digit or a
@@ -3807,6 +3812,8 @@ def _security_answers(text: str) -> Iterator[Finding]:
         if tail and (has_cjk(tail) or len(tail.split()) > _ANSWER_TAIL_WORDS):
             continue
         value = token.group().strip(_TRIM)
+        if has_cjk(value) and _ANSWER_OF_A_KIND_ZH.search(value):
+            continue  # "答案都是随机生成的乱码": what kind of answer, not the answer
         # A word of its own making ends the clause: "memorable word … is badgerwatch", not
         # "is lowercase".
         coined = (

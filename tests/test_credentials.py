@@ -1696,3 +1696,16 @@ def test_a_passphrase_listed_word_by_word(text: str, values: list[str]) -> None:
 )
 def test_a_cards_tail_is_a_part_of_its_number(text: str, values: list[str]) -> None:
     assert sorted(text[f.start : f.end] for f in find_secrets(text)) == values
+
+
+# What kind of answers someone gives is not an answer; an answer is found however it reads.
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("用户各个网站的密保问题答案都是随机生成的乱码，统一存在密码管理器里。", []),
+        ("用户的密保问题答案都是胡编的，每个网站不一样。", []),
+        ("用户的密保问题答案是“红烧肉”。", ["红烧肉"]),
+    ],
+)
+def test_an_answer_of_a_kind_is_no_answer(text: str, values: list[str]) -> None:
+    assert [text[f.start : f.end] for f in find_secrets(text)] == values
