@@ -3319,10 +3319,39 @@ _NOT_A_CODE = lazy(
 )
 
 
+# A code of a told length told in pieces, each piece placed ("six digits: it starts with 73,
+# ends with 09, and the two in the middle are 58"): pieces whose digits add up to the length
+# told are the whole code.
+_PIECES_TOLD = lazy(
+    r"\b(?P<n>four|five|six|seven|eight|[4-8])[- ]digits?\b(?P<rest>[^.;!?\n]{0,160})",
+    re.IGNORECASE,
+)
+_PLACED_PIECE = lazy(
+    r"\b(?:starts?|starting|begins?|beginning|ends?|ending|opens?|closes?|middle|then|followed"
+    r"|first|last|after that)\b[^.;!?\n\d]{0,24}?(?<![\d.])(?P<piece>\d{1,4})(?![\d.]\d|\d)",
+    re.IGNORECASE,
+)
+
+
+def _told_length_pieces(text: str) -> Iterator[Finding]:
+    """A code of a told length given piece by piece, the pieces adding up to its length."""
+    for m in _PIECES_TOLD.finditer(text):
+        told = m.group("n").lower()
+        length = _LENGTH_WORD.get(told) or int(told)
+        pieces = list(_PLACED_PIECE.finditer(text, m.start("rest"), m.end("rest")))
+        around = text[max(0, m.start() - 40) : m.end()].lower()
+        if _NOT_A_CODE.search(around):
+            continue  # "salary has six digits, starting with 120"
+        if len(pieces) >= 2 and sum(len(p.group("piece")) for p in pieces) == length:
+            for piece in pieces:
+                yield Finding("code told in pieces", *piece.span("piece"))
+
+
 def _told_length_values(text: str) -> Iterator[Finding]:
     """Numbers with as many digits as the text says they have."""
     if "digit" not in text.lower() and "位" not in text and "码" not in text:
         return
+    yield from _told_length_pieces(text)
     for m in _TOLD_LENGTH.finditer(text):
         told = m.group("en") or m.group("zh")
         length = _LENGTH_WORD.get(told.lower()) or int(told.translate(_HAN_TO_DIGIT))

@@ -1709,3 +1709,24 @@ def test_a_cards_tail_is_a_part_of_its_number(text: str, values: list[str]) -> N
 )
 def test_an_answer_of_a_kind_is_no_answer(text: str, values: list[str]) -> None:
     assert [text[f.start : f.end] for f in find_secrets(text)] == values
+
+
+# A code of a told length given piece by piece, the pieces adding up to the length, is
+# found whole; pieces of another sum, or of an amount, are not a code.
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        (
+            "Her phone opens with six digits: it starts with 73, ends with 09, and the two in "
+            "the middle are 58.",
+            ["73", "09", "58"],
+        ),
+        ("The locker takes five digits: first 31, then 7, and it ends with 40.", ["31", "7", "40"]),
+        ("The number has six digits: it starts with 73 and ends with 09.", []),
+        ("User's salary has six digits, starting with 120 and then 000 after that.", []),
+    ],
+)
+def test_a_code_told_in_pieces_of_its_length(text: str, pieces: list[str]) -> None:
+    found = find_secrets(text)
+    assert sorted(p for f in found for p in pieces if p in text[f.start : f.end]) == sorted(pieces)
+    assert bool(found) == bool(pieces)
