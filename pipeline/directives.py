@@ -967,6 +967,16 @@ def is_assistant_rule(text: str, subject: str = "user") -> bool:
 _NAMES_ASSISTANT = lazy(rf"\b(?:{_ASSISTANT})\b|助手|人工智能|机器人|你", re.IGNORECASE)
 
 
+def said_in_the_rule(text: str, at: int, subject: str = "user") -> bool:
+    """Whether the word at `at` of a rule for the assistant is inside what the rule asks of
+    it ("remind him it is probably a scam"), not the writer's words about the user before
+    the assistant is named ("用户好像耳朵有点背, 老是让助手重复一遍")."""
+    if subject == "assistant":
+        return True
+    named = _NAMES_ASSISTANT.search(text)
+    return named is None or named.start() <= at
+
+
 def names_assistant(text: str, subject: str = "user") -> bool:
     """Whether `text` is said to the assistant or of it by name, not only shaped like an
     order ("Share link for the tax documents: ..." reads as one)."""

@@ -26,6 +26,7 @@ from .directives import (
     names_assistant,
     refused_before,
     safe_override,
+    said_in_the_rule,
 )
 from .lazyre import lazy
 from .models import (
@@ -256,6 +257,9 @@ _OWN_DOUBT = lazy(
     # parent at every gala".
     r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they)(?:'s|'re|’s"
     r"|’re| is| are) (?:probably|likely|maybe|perhaps)\b"
+    # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
+    r"|(?:用户|他|她)(?:自己)?(?:说(?![话的不])|表示|自称|坦言)[^，。；,.;]{0,8}?"
+    r"(?:感觉|好像|可能|大概|应该)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
 # instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".
@@ -450,7 +454,7 @@ def screen_rules(
         if reason == "speculative" and (
             _OWN_DOUBT.search(folded)
             or _CONFIRMED.search(folded, at)
-            or is_assistant_rule(stripped, subject)
+            or (is_assistant_rule(stripped, subject) and said_in_the_rule(folded, at, subject))
         ):
             continue  # "User is unsure whether to stay in nursing"; "remind him it is probably
             # a scam": the user's own doubt, or what a rule has the assistant say

@@ -519,3 +519,25 @@ def test_numbers_in_groups_and_identity_numbers(text: str, secret: bool) -> None
 def test_a_secret_verdict_reads_as_english(text: str, detail: str) -> None:
     decision = decide_one(text)
     assert (decision.reason, decision.detail) == ("secret", detail)
+
+
+# A hedge before the assistant is named is the writer's guess about the user; one inside
+# what a rule has the assistant say is not, and neither is the user's own hedged word.
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [
+        ("用户好像听力不太好，总是让助手说慢一点。", "speculative"),
+        (
+            "User probably commutes by bike, and often asks the assistant for weather.",
+            "speculative",
+        ),
+        ("用户说她大概每个月回一次杭州看父母。", "accepted"),
+        ("用户说自己的日语大概是N2的水平。", "accepted"),
+    ],
+)
+def test_a_hedge_is_the_writers_unless_the_rule_or_the_user_says_it(
+    content: str, verdict: str
+) -> None:
+    decision = decide_one(content)
+    said = decision.verdict if decision.verdict == "accepted" else decision.reason
+    assert said == verdict, decision.detail
