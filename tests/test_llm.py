@@ -125,8 +125,8 @@ def test_timeout_is_retried_then_reported(
     assert len(llm.requests) == 2
 
 
-def test_connection_refused_is_reported(state_dir: Path) -> None:
-    """Nothing listening: retried, then a message naming the host and MEMTEST_BASE_URL."""
+def _nothing_listening(state_dir: Path) -> ChatModel:
+    """A model whose server has gone: two attempts, no wait between them."""
     with ScriptedLLM() as dead:
         url = dead.url
     from pipeline.config import load_settings
@@ -140,7 +140,15 @@ def test_connection_refused_is_reported(state_dir: Path) -> None:
             "MEMTEST_STATE_DIR": str(state_dir),
         }
     )
-    with ChatModel(settings) as chat_model, pytest.raises(LLMError, match="Could not connect"):
+    return ChatModel(settings)
+
+
+def test_connection_refused_is_reported(state_dir: Path) -> None:
+    """Nothing listening: retried, then a message naming the host and MEMTEST_BASE_URL."""
+    with (
+        _nothing_listening(state_dir) as chat_model,
+        pytest.raises(LLMError, match="Could not connect"),
+    ):
         chat_model.complete(HELLO)
 
 
@@ -238,21 +246,8 @@ def test_work_while_waiting_runs_once_the_request_is_out(
 def test_work_while_waiting_is_not_run_by_a_request_never_sent(state_dir: Path) -> None:
     """With nothing listening the process never waits for a reply, so the work does not
     run; it would run with the next request that is answered."""
-    with ScriptedLLM() as dead:
-        url = dead.url
-    from pipeline.config import load_settings
-
-    settings = load_settings(
-        environ={
-            "MOONSHOT_API_KEY": "sk-test",
-            "MEMTEST_BASE_URL": url,
-            "MEMTEST_RETRY_MAX_WAIT": "0",
-            "MEMTEST_MAX_ATTEMPTS": "2",
-            "MEMTEST_STATE_DIR": str(state_dir),
-        }
-    )
     seen: list[str] = []
-    with ChatModel(settings) as chat_model:
+    with _nothing_listening(state_dir) as chat_model:
         chat_model.while_waiting(lambda: seen.append("ran"))
         with pytest.raises(LLMError, match="Could not connect"):
             chat_model.complete(HELLO)
