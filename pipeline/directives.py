@@ -983,6 +983,16 @@ def names_assistant(text: str, subject: str = "user") -> bool:
     return subject == "assistant" or _NAMES_ASSISTANT.search(text) is not None
 
 
+# What a link holds is judged as the link is: a number in its path, its own host.
+_PARTS_OF_LINKS = frozenset(("a web address", "a phone or account number"))
+
+
+def _inside(span: tuple[int, int], links: list[tuple[int, int]]) -> bool:
+    """Whether `span` lies inside one of `links` (not the link itself): the digits of an
+    ORCID or a path are the link's, judged as the link is."""
+    return any(a <= span[0] and span[1] <= b and span != (a, b) for a, b in links)
+
+
 def find_injection(
     text: str,
     *,
@@ -1009,8 +1019,16 @@ def find_injection(
     if not is_assistant_rule(text, subject):
         claimed = _trusts_a_claim(text)
         return Injection(_TRUSTS_A_CLAIM, claimed) if claimed else None
+    links = [u.span() for u in _OUTBOUND[2][0].finditer(text)]
     for pattern, what in _OUTBOUND:
-        m = pattern.search(text)
+        m = next(
+            (
+                m
+                for m in pattern.finditer(text)
+                if what not in _PARTS_OF_LINKS or not _inside(m.span(), links)
+            ),
+            None,
+        )
         if m and not _own_channel(m.group(), what, user_text):
             return Injection(f"a rule for the assistant that carries {what}", m.group(), True)
     moved = _moves_data_out(text)
