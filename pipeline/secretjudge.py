@@ -74,8 +74,9 @@ _PUBLIC_CODE = lazy(
 # secret's noun comes between ("the order's PIN is 4471").
 _PUBLIC_NUMBER = lazy(
     r"(?:\b(?:extension|ext\.?|order|ticket|invoice|tracking|case|receipt|charity|"
-    r"company registration|vat|isbn|issn|flight)(?: (?:number|no\.?|id))?"
-    r"|(?:工单|订单|快递单|运单|发票|分机)(?:号码?|编号)?)"
+    r"company registration|vat|isbn|issn|flight|friend code)"
+    r"(?: (?:number|no\.?|id))?"
+    r"|(?:工单|订单|快递单|运单|发票|分机|出库单|入库单|单号|好友代码|好友码)(?:号码?|编号)?)"
     r"(?P<gap>[^.;:\n]{0,40}?\b(?:is|was|number|no\.?))?(?:\s+(?:is|was))?"
     r"\s*[:：=#,]?\s*(?:是|为)?\s*[#A-Za-z]*-?$",
     re.IGNORECASE,
@@ -92,7 +93,7 @@ _UNIT_AFTER = lazy(
     r"(?:percent|per cent|euros?|dollars?|pounds?|yuan|usd|eur|gbp|km|kg|mb|gb|tb|kb|"
     r"miles?|metres?|meters?|m2|sq|feet|ft|hours?|hrs?|minutes?|mins?|seconds?|days?|"
     r"weeks?|months?|years?|people|employees|students|users|pages|words|steps|calories|"
-    r"kcal|times|st|nd|rd|th)\b)",
+    r"kcal|times|st|nd|rd|th|g|mg|ml|cl|l|tbsp|tsp|cups?|oz|lbs?|°c|°f|℃)(?!\w))",
     re.IGNORECASE,
 )
 _CURRENCY_BEFORE = frozenset("$€£¥")
@@ -138,7 +139,11 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         spans.append((m.start(), m.end()))
     for pattern in (_MIXED, _SPELLED, _SPELLED_PIECES, _HAN_DIGITS, _LETTER_BY_LETTER):
         spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
-    spans = [(a, b) for a, b in spans if not _public_number(text, a)]
+    spans = [
+        (a, b)
+        for a, b in spans
+        if not _public_number(text, a) and not _PUBLIC_CODE.search(text, max(0, a - 24), a)
+    ]
     # A model's name is printed on the box ("the disc model CFI-1216A", "型号 RX-550").
     spans = [(a, b) for a, b in spans if not _model_name(text, a)]
     merged: list[tuple[int, int]] = []

@@ -90,6 +90,10 @@ def test_value_spans_leave_out_references_anyone_may_see() -> None:
         "The ticket for the broken hinge is number 44871.",
         "She prints the charity number, 1174829, on every receipt.",
         "用户的快递单号是 7730 2291 8845。",
+        "他那张出库单 WMS-20240612-0375 出过错。",
+        "Steam 好友代码是 1048273956。",
+        "Fudge: 450 g sugar, 120 ml cream, 2 tbsp honey, boiled to 115 °C.",
+        "Her postcode is EX20 2QA.",
     ):
         assert value_spans(text) == [], text
     assert _values("User's order PIN is 4471") == ["4471"]
