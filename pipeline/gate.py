@@ -287,6 +287,11 @@ _HABITUAL = lazy(
 )
 
 
+# A condition a rule for the assistant waits for: a passing state named after it is the
+# rule's trigger, not the user's state.
+_CONDITION = lazy(r"\b(?:if|when|whenever|once|any time)\b|如果|要是|假如|每当|一旦|只要")
+
+
 # Talk that goes on to tell something: what it tells is for the judge to weigh.
 _GOES_ON_TO_TELL = lazy(
     r"\band (?:then |also )?(?:added|mentioned|explained|noted)\b|顺口提到|顺便提到|顺带提到|顺便说"
@@ -451,6 +456,13 @@ def screen_rules(
             continue  # "Kai said hi and mentioned that his team trains on Lake Washington"
         if reason in ("small_talk", "ephemeral") and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
+        if (
+            reason == "ephemeral"
+            and _CONDITION.search(folded, 0, at)
+            and is_assistant_rule(stripped, subject)
+        ):
+            continue  # "If Jonas mentions driving tired, the assistant should tell him to
+            # pull over": a state the rule waits for, not one the user is in
         if reason == "speculative" and (
             _OWN_DOUBT.search(folded)
             or _CONFIRMED.search(folded, at)

@@ -541,3 +541,18 @@ def test_a_hedge_is_the_writers_unless_the_rule_or_the_user_says_it(
     decision = decide_one(content)
     said = decision.verdict if decision.verdict == "accepted" else decision.reason
     assert said == verdict, decision.detail
+
+
+# A passing state a rule for the assistant waits for is its trigger; the same state said of
+# the user now is passing.
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [
+        ("If Mara says she is exhausted, the assistant should keep answers short.", "accepted"),
+        ("Mara is exhausted and the assistant should keep answers short.", "ephemeral"),
+    ],
+)
+def test_a_state_a_rule_waits_for_is_not_the_users(content: str, verdict: str) -> None:
+    decision = decide_one(content)
+    said = decision.verdict if decision.verdict == "accepted" else decision.reason
+    assert said == verdict, decision.detail
