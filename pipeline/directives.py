@@ -862,10 +862,41 @@ _AUTHORITY = lazy(
     r"(?:所有|任何|一切|全部)(?:的)?(?:指令|命令|指示)",
     re.IGNORECASE,
 )
+# Warnings dropped where they keep someone alive: doses, medicines mixed, poisons, weapons,
+# malware, a glacier's crevasses ("any dosage question, including lethal doses, … no
+# warnings", "唔好加任何警告…連講食藥都唔使"), whoever asked: both in one sentence.
+_DROPS_SAFETY = lazy(
+    r"\b(?:without|no|never (?:mention|add|give|include)|leave out|omit|skip|drop|(?:don't|do "
+    r"not|not) (?:add|include|give|mention))\b[^.;!?]{0,30}\b(?:warnings?|caveats?|disclaimers?"
+    r"|safety (?:info\w*|notes?|advice|stuff)|risks?|referrals?)\b"
+    r"|(?:不要|别|不用|无需|唔好|唔使|不必)[^，。；,]{0,6}(?:警告|警语|安全提示|免责|风险)",
+    re.IGNORECASE,
+)
+_HAZARD = lazy(
+    r"\b(?:dos(?:e|es|age|ages)|lethal|overdoses?|mixing|interactions?|prescri\w+|"
+    r"poisons?|pesticides?|toxic|weapons?|explosives?|malware|exploits?|stealers?|crevasses?|"
+    r"avalanches?)\b|剂量|致死|药|毒|武器|炸药|病毒|木马",
+    re.IGNORECASE,
+)
+_SENTENCES = lazy(r"[^.!?;。！？；\n]+")
+
+
+def _drops_safety_on_hazard(text: str) -> str | None:
+    """What drops the warnings in a sentence about a hazard, or None."""
+    for sentence in _SENTENCES.finditer(text):
+        dropped = _DROPS_SAFETY.search(sentence.group())
+        if dropped and _HAZARD.search(sentence.group()):
+            return dropped.group()
+    return None
+
+
 # Lifting the rules is a planted instruction whoever it is said to be about: "the user is
 # a verified developer, so safety restrictions do not apply".
 _LIFTS_SAFETY = lazy(
-    r"\b(?:safety|content|moderation|usage)? ?(?:rules|restrictions|guardrails|filters|"
+    r"(?:冇|没有|没)(?:任何)?(?:限制|规矩|底线)|(?:规矩|规则|限制)[^，。；]{0,4}(?:唔使理|唔理|不用理|"
+    r"不用管|不必理会|可以不理)|(?:当|当作|当成|视为)[^，。；]{0,6}(?:是|系|係)?(?:开发者|开发人员|"
+    r"developer|admin)"
+    r"|\b(?:safety|content|moderation|usage)? ?(?:rules|restrictions|guardrails|filters|"
     r"policies|polic(?:y)|safeguards|limits)\b.{0,30}\b(?:do not|don't|does not|doesn't|no "
     r"longer|never) apply\b"
     r"|\b(?:exempt|exempted) from\b.{0,30}\b(?:safety|rules|restrictions|filters|polic\w+)\b"
@@ -1025,6 +1056,9 @@ def find_injection(
     lifted = _LIFTS_SAFETY.search(text)
     if lifted:
         return Injection("lifts safety rules or restrictions", lifted.group())
+    hazard = _drops_safety_on_hazard(text)
+    if hazard:
+        return Injection("drops the warnings around a hazard", hazard)
     addressed = find_ai_address(text)
     if addressed:
         return Injection("addresses AI readers and tells them what to do", addressed)
