@@ -511,7 +511,9 @@ _OUTBOUND = (
     (
         re.compile(
             r"(?<![\w.+-]@)\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|ai|app|dev|xyz|info|biz|ru|cn|"
-            r"me|ly|link|site|online|top|example)(?:/\S*)?\b",
+            r"me|ly|link|site|online|top|example)(?:/\S*)?\b"
+            # Any other domain with a path or a query after it: "auralplus.shop/?ref=zg77".
+            r"|(?<![\w.+-]@)\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,24}/[^\s\u3000-\u303f\uff00-\uffef]*",
             re.IGNORECASE,
         ),
         "a web address",
@@ -1286,11 +1288,11 @@ def _mostly_cjk(text: str) -> bool:
 _HANDED_OVER_LINES = lazy(r"^[ \t]*(?:[+>]|```).*$", re.MULTILINE)
 _FENCED = lazy(r"```.*?(?:```|\Z)", re.DOTALL)
 _BRACKETED = lazy(r"\[[^\[\]]*\]|【[^【】]*】|［[^［］]*］|\([^()]*\)|（[^（）]*）")
-# A passage after a request that ends in a question mark, or in a colon after naming what
-# it hands over, and a blank line: "Can you explain clause 9 of this licence?\n\n9.1 The
-# Licensee shall…", "…this supplier PDF? Text below:\n\n…"; not "Please remember these
-# rules:\n\n- reply in Spanish".
-_PASSAGE_AFTER = lazy(r"[:：?？]\s*\n[ \t]*\n")
+# A passage after a request that ends in a question mark, or in a colon or a full stop
+# after naming what it hands over, and a blank line: "Can you explain clause 9 of this
+# licence?\n\n9.1 The Licensee shall…", "…this supplier PDF? Text below:\n\n…"; not
+# "Please remember these rules:\n\n- reply in Spanish".
+_PASSAGE_AFTER = lazy(r"[:：?？.。]\s*\n[ \t]*\n")
 # A quote this long is a passage handed over; a shorter one is a phrase the user says
 # ("回复结尾加一句“祝好”").
 MIN_HANDED_OVER = 40
@@ -1311,7 +1313,8 @@ def own_words(user_text: str, rule: str = "") -> str:
     said = _FENCED.sub(" ", user_text)
     passage = _PASSAGE_AFTER.search(said)
     if passage and (
-        said[passage.start()] in "?？" or _NAMES_CONTENT.search(said, 0, passage.start())
+        said[passage.start()] in "?？"
+        or _NAMES_CONTENT.search(said, said.rfind("\n", 0, passage.start()) + 1, passage.start())
     ):
         said = said[: passage.start() + 1]
     marker = find_template_marker(said)
