@@ -663,14 +663,37 @@ def redact(text: str) -> str:
         return text
     # Text is redacted at every output boundary, some of it twice (a gate verdict, then the
     # command's output): a marker already there reads as a labelled value and must stay as is.
+    # Only what a finding holds outside the markers is redacted, and only if it holds a
+    # letter or a digit ("PlN [REDACTED]\x1b" is found as a value running into a marker).
     markers = [(m.start(), m.end()) for m in re.finditer(re.escape(REDACTED), text)]
-    found = [f for f in found if not any(a <= f.start and f.end <= b for a, b in markers)]
+    if markers:
+        found = _outside(found, markers, text)
     out, last = [], 0
     for f in found:
         out += [text[last : f.start], REDACTED]
         last = f.end
     out.append(text[last:])
     return "".join(out)
+
+
+def _outside(found: list[Finding], markers: list[tuple[int, int]], text: str) -> list[Finding]:
+    """The parts of each finding outside the markers that hold a letter or a digit."""
+    kept = []
+    for f in found:
+        pieces = [(f.start, f.end)]
+        for a, b in markers:
+            pieces = [
+                piece
+                for start, end in pieces
+                for piece in ((start, min(end, a)), (max(start, b), end))
+                if piece[0] < piece[1]
+            ]
+        kept += [
+            Finding(f.kind, start, end)
+            for start, end in pieces
+            if any(ch.isalnum() for ch in text[start:end])
+        ]
+    return kept
 
 
 def _redacted_spans(text: str) -> list[Finding]:
