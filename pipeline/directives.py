@@ -504,10 +504,11 @@ _DIRECTED = lazy(
 
 # --- What a legitimate rule never carries ---------------------------------------------------
 
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 _OUTBOUND = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]"), "a markdown image"),
     (re.compile(r"\[[^\]]*\]\(\s*(?:https?:|//|www\.)[^)]*\)"), "a markdown link"),
-    (re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE), "a URL"),
+    (_URL, "a URL"),
     (
         re.compile(
             r"(?<![\w.+-]@)\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|ai|app|dev|xyz|info|biz|ru|cn|"
@@ -1067,7 +1068,7 @@ def find_injection(
     if not is_assistant_rule(text, subject):
         claimed = _trusts_a_claim(text)
         return Injection(_TRUSTS_A_CLAIM, claimed) if claimed else None
-    links = [u.span() for u in _OUTBOUND[2][0].finditer(text)]
+    links = [u.span() for u in _URL.finditer(text)]
     for pattern, what in _OUTBOUND:
         m = next(
             (
@@ -1105,12 +1106,13 @@ def find_injection(
         return Injection("a rule for the assistant that the user did not ask for", text[:60])
     # A rule that drops the warnings is the user's only if they spoke of warnings: sharing
     # the topic ("is this article on bee venom therapy legit?") asks for nothing.
+    said = own_words(user_text, text) if user_text is not None else None
     dropped = _DROPS_WARNINGS.search(text)
     if (
-        user_text is not None
+        said is not None
         and dropped
-        and not _SPEAKS_OF_WARNINGS.search(own_words(user_text, text))
-        and not users_own_rule(text, own_words(user_text, text))
+        and not _SPEAKS_OF_WARNINGS.search(said)
+        and not users_own_rule(text, said)
     ):
         rule = "a rule for the assistant that drops warnings the user did not ask to drop"
         return Injection(rule, dropped.group())
@@ -1118,8 +1120,8 @@ def find_injection(
     # that speaks for the user, it is their daughter, their editor or their map app ("Don't
     # give Mei the answers"; of the 21 rules on the corpus refused this way in such turns,
     # 20 were asked for and the other carried a link).
-    if user_text is not None and not speaks_for_user(user_text):
-        name = new_name(text, own_words(user_text, text))
+    if user_text is not None and said is not None and not speaks_for_user(user_text):
+        name = new_name(text, said)
         if name:
             return Injection("a rule for the assistant that names what the user never said", name)
     return None
@@ -1319,7 +1321,7 @@ def own_words(user_text: str, rule: str = "") -> str:
         said = said[: passage.start() + 1]
     marker = find_template_marker(said)
     if marker:  # what follows a role marker in a message is someone else's turn
-        said = said[: said.find(marker)] if marker in said else said
+        said = said[: said.find(marker)]
     said = _HANDED_OVER_LINES.sub(" ", said)
     for span in (_QUOTED_SPAN, _BRACKETED):
         said = span.sub(handed_over, said)

@@ -130,22 +130,20 @@ def value_spans(text: str) -> list[tuple[int, int]]:
             continue
         if len(value) <= MAX_LABEL_DIGITS and _LABEL.search(text, 0, m.start()):
             continue
-        if _PUBLIC_CODE.search(text, max(0, m.start() - 24), m.start()):
-            continue
-        if _public_number(text, m.start()):
-            continue
         if _UNIT_AFTER.match(text, m.end()) or text[m.start() - 1 : m.start()] in _CURRENCY_BEFORE:
             continue
         spans.append((m.start(), m.end()))
     for pattern in (_MIXED, _SPELLED, _SPELLED_PIECES, _HAN_DIGITS, _LETTER_BY_LETTER):
         spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
+    # A postcode, a reference anyone may see, or a model's name printed on the box ("the
+    # disc model CFI-1216A", "型号 RX-550") is no secret, whatever shape it has.
     spans = [
         (a, b)
         for a, b in spans
-        if not _public_number(text, a) and not _PUBLIC_CODE.search(text, max(0, a - 24), a)
+        if not _PUBLIC_CODE.search(text, max(0, a - 24), a)
+        and not _public_number(text, a)
+        and not _model_name(text, a)
     ]
-    # A model's name is printed on the box ("the disc model CFI-1216A", "型号 RX-550").
-    spans = [(a, b) for a, b in spans if not _model_name(text, a)]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start < merged[-1][1]:
