@@ -504,7 +504,7 @@ _DIRECTED = lazy(
 
 # --- What a legitimate rule never carries ---------------------------------------------------
 
-_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
+_URL = lazy(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 _OUTBOUND = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]"), "a markdown image"),
     (re.compile(r"\[[^\]]*\]\(\s*(?:https?:|//|www\.)[^)]*\)"), "a markdown link"),
