@@ -909,7 +909,7 @@ GENERIC_IDENTITY_NOUNS: tuple[str, ...] = (
     "税号",
     "纳税人识别号",
 )
-_ID_NEAR_AFTER = 10  # tokens after an identity noun in which its number is looked for
+_ID_NEAR_AFTER = 20  # tokens after an identity noun in which its number is looked for
 _ID_NEAR_BEFORE = 8
 _ID_MAX_GROUPS = 8  # "1 78 07 75 927 882 55": a number written in up to eight groups
 _ID_SEPARATORS = lazy(r"[\s.\-/]")
@@ -921,6 +921,30 @@ _ID_LINK = lazy(
     r"(?:is|was|=|:|：|-|–|→|->)?\s*$"
 )
 _FIVE_DIGITS = lazy(r"\d(?:\D*\d){4}")
+
+
+# Beside that table, the names python-stdnum's own documentation gives each number that
+# names a person, for every country it knows ("OIB", "Osobni identifikacijski broj"),
+# written by `benchmarks/build_identity_names.py`. A number by one of these is a secret only
+# when its check digits pass. A short name ("OIB", "CC", "IN") is read in its own letter
+# case, where a word of the same letters is not.
+STDNUM_NAMES_FILE = "identity/names.json"
+_SHORT_NAME = 5
+
+
+@cache
+def _stdnum_names() -> dict[str, tuple[str, ...]]:
+    """Each name python-stdnum gives a person's number, and the modules that validate it."""
+    import json
+    from pathlib import Path
+
+    table = json.loads((Path(__file__).parent / STDNUM_NAMES_FILE).read_text("utf-8"))
+    modules: dict[str, list[str]] = {}
+    for module, names in table.items():
+        for name in names:
+            key = name if " " not in name and len(name) <= _SHORT_NAME else name.lower()
+            modules.setdefault(key, []).append(module)
+    return {name: tuple(found) for name, found in modules.items()}
 
 
 @cache
@@ -937,9 +961,28 @@ def _identity_modules() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def _stdnum_long_names() -> dict[str, tuple[str, ...]]:
+    """python-stdnum's names read in lower case that the table above does not hold."""
+    own = _identity_modules()
+    return {
+        name: found
+        for name, found in _stdnum_names().items()
+        if name == name.lower() and name not in own
+    }
+
+
+@cache
+def _stdnum_short_names() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """python-stdnum's short names, read in their own case, and the modules each names."""
+    short = {name: found for name, found in _stdnum_names().items() if name != name.lower()}
+    names = "|".join(map(re.escape, sorted(short, key=len, reverse=True)))
+    return re.compile(rf"(?<![^\W_])(?:{names})(?![^\W_])"), short
+
+
+@cache
 def _identity_nouns() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
     """One pattern for every identity noun (on lower case), and the modules each names."""
-    modules = _identity_modules()
+    modules = {**_stdnum_long_names(), **_identity_modules()}
     # Longest first, so that "steuer-identifikationsnummer" is not read as "steuer-id"; and
     # grouped by first letter, as the sensitive nouns are, so that a long text is one pass.
     groups: dict[str, list[str]] = {}
@@ -967,16 +1010,24 @@ def _identity_numbers(text: str) -> Iterator[Finding]:
         return  # every number above holds five digits or more
     lowered = _lower_in_place(text)
     # Building the pattern costs more than looking for each noun once; most text has none.
-    if not any(noun in lowered for noun in _identity_modules()):
-        return
-    pattern, modules = _identity_nouns()
-    for noun in pattern.finditer(lowered):
-        start, end = noun.span()
+    nouns: dict[tuple[int, int], tuple[tuple[str, ...], bool]] = {}
+    if any(noun in lowered for noun in (*_identity_modules(), *_stdnum_long_names())):
+        pattern, modules = _identity_nouns()
+        own = _identity_modules()
+        for m in pattern.finditer(lowered):
+            nouns[m.span()] = (modules[m.group()], m.group() in own)
+    pattern, modules = _stdnum_short_names()
+    if any(name in text for name in modules):
+        for m in pattern.finditer(text):  # "BSN" is the table's too: one noun, both names
+            validators, introduces = nouns.get(m.span(), ((), False))
+            nouns[m.span()] = (tuple(dict.fromkeys(validators + modules[m.group()])), introduces)
+    for (start, end), (validators, introduces) in nouns.items():
         clause_start, clause_end = _clause_around(text, start, end)
         after = list(_VALUE_TOKEN.finditer(text, end, clause_end))[:_ID_NEAR_AFTER]
         before = list(_VALUE_TOKEN.finditer(text, clause_start, start))[-_ID_NEAR_BEFORE:]
-        yield from _validated(text, after, modules[noun.group()], noun_end=end)
-        yield from _validated(text, before, modules[noun.group()])
+        # Only the table's own nouns say that an unchecked number they introduce is one.
+        yield from _validated(text, after, validators, noun_end=end if introduces else -1)
+        yield from _validated(text, before, validators)
 
 
 def _validated(

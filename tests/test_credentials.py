@@ -236,6 +236,14 @@ def test_an_import_shows_rejected_contents_redacted_and_the_rest_as_written(
         ("Aadhaar no. 2341 2341 2346 belongs to the user", "2341 2341 2346"),
         ("44051401359 is the user's PESEL", "44051401359"),
         ("User's tax ID is 65929970489", "65929970489"),  # a noun of no one country
+        # Names from python-stdnum's own documentation, for countries the table leaves out
+        (
+            "Dario's OIB, which he has to write on every official form, is 811 883 128 05.",
+            "811 883 128 05",
+        ),
+        ("Her EGN is 7523169263.", "7523169263"),
+        ("Isikukood: 37605030299, for the clinic", "37605030299"),
+        ("User's CNIC number is 34201-0891231-8", "34201-0891231-8"),
     ],
 )
 def test_identity_numbers_are_found_by_their_check_digits(text: str, found: str) -> None:
@@ -256,6 +264,9 @@ def test_identity_numbers_are_found_by_their_check_digits(text: str, found: str)
         "Call the SIN helpline at 1 800 622 6232.",
         "User's CPF application took 14 days and 3 visits.",
         "User pays 1 249 euros a year for a tax adviser.",
+        "Dario's OIB is 81188312806.",  # a check digit off, and the name is not the table's
+        "IN 2019 User paid 81188312805 kuna for the boat.",  # "IN" is a word, not Japan's
+        "in 2019 User paid 81188312805 kuna for the boat.",
     ],
 )
 def test_ordinary_numbers_near_identity_nouns_pass(text: str) -> None:
@@ -294,6 +305,20 @@ def test_generated_identity_numbers(module: str, digits: str, frame: tuple[str, 
     text = template.format(noun=noun, value=value)
     kinds = [text[f.start : f.end] for f in find_secrets(text) if f.kind == "national id number"]
     assert kinds == ([value] if is_id else [])
+
+
+def test_stdnum_names_are_python_stdnum_own() -> None:
+    """Every module the shipped table names validates a number, and every name it gives is
+    in that module's own first line of documentation: the table was read from there."""
+    from importlib import import_module
+
+    table = json.loads((PROJECT / "pipeline" / credentials.STDNUM_NAMES_FILE).read_text("utf-8"))
+    assert len(table) >= 60
+    for module, names in table.items():
+        found = import_module(f"stdnum.{module}")
+        first = (found.__doc__ or "").strip().split("\n")[0]
+        assert callable(found.is_valid)
+        assert all(name in first for name in names), (module, names, first)
 
 
 def test_ordinary_text_imports_no_validator() -> None:
