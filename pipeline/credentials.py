@@ -620,6 +620,7 @@ def _findings(text: str) -> list[Finding]:
     found += _composed_values(text)
     found += _named_parts(text)
     found += _typed_to_open(text)
+    found += _grid_places(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
@@ -1125,12 +1126,13 @@ def _list_runs(
 
 # A phrase shorter than a wallet's, or of words from no list, is still one when a recovery
 # noun before it names it: "Seed phrase for her Ledger: orbit cactus velvet ladder hungry
-# plate", "钱包助记词是河流 灯塔 苹果 沙漠 星辰 铁轨". Prose after such a noun ("is stored on a
-# steel plate in the safe") breaks a run of list words within a few words.
+# plate", "钱包助记词是河流 灯塔 苹果 沙漠 星辰 铁轨", "前六个是“胁 载 看 泡 幻 算”". Prose after
+# such a noun ("is stored on a steel plate in the safe") breaks a run of list words within a
+# few words.
 MIN_NAMED_PHRASE_WORDS = 6
 _NAMED_GAP = lazy(r"^[\s,;.\-()\d\"'“”]*$")
 _NAMED_HAN_PHRASE = lazy(
-    r"[:：是为為]\s*((?:[\u4e00-\u9fff]{1,4}[ \u3000,，、]+){5,}[\u4e00-\u9fff]{1,4})"
+    r"[:：是为為]\s*[\"'“‘「『]?((?:[\u4e00-\u9fff]{1,4}[ \u3000,，、]+){5,}[\u4e00-\u9fff]{1,4})"
 )
 
 
@@ -3628,6 +3630,54 @@ def _key_presses(text: str) -> Iterator[Finding]:
         named = m.group("head") is not None or m.group("tail") is not None
         if digits >= 4 or (digits >= 3 and named):
             yield Finding("keys pressed in a row", *m.span("run"))
+
+
+# A code told by where its keys or dots are, not what they bear: "中間那排由左到右按一遍,再按
+# 右下角的 9 兩次", "draws an L: top-left dot straight down to bottom-left, then across to
+# bottom-right". Two places on a keypad or a pattern's grid, after a verb of pressing or
+# drawing, in a sentence about opening or unlocking something, are the code; it runs from the
+# first place to the end of the sentence. One place is a button ("press the top-left button
+# to open the menu").
+_GRID_PLACE = lazy(
+    r"\b(?:(?:top|bottom|upper|lower|middle|centre|center)[- ](?:left|right|middle|centre|"
+    r"center|row|column|dot|key|button)|(?:left|right) (?:column|dot|key|button)|"
+    r"(?:first|second|third|fourth|top|bottom|middle|centre|center) (?:row|column|dot)|corner)s?"
+    r"\b|左上|右上|左下|右下|正中|中间|中間|那排|那行|那列|第[一二三四1-4][排行列]|[上下左右]角",
+    re.IGNORECASE,
+)
+_PRESSED_OR_DRAWN = lazy(
+    rf"{_PRESSED}|\b(?:draw(?:s|n|ing)?|drew|trac(?:e|es|ed|ing)|swip(?:e|es|ed|ing))\b"
+    r"|画|畫|划|劃|滑|连|連",
+    re.IGNORECASE,
+)
+_OPENING = lazy(
+    r"\b(?:unlock\w*|open(?:s|ed|ing)?|get(?:s|ting)? into|got into|access\w*)\b"
+    r"|解锁|解鎖|打开|打開|开|開",
+    re.IGNORECASE,
+)
+_SENTENCE = lazy(r"[^.!?。！？\n]+")
+_PLACE_STEMS = (
+    "top", "bottom", "upper", "lower", "middle", "centre", "center", "left", "right", "corner",
+    "row", "column", "左", "右", "中", "排", "行", "列", "角",
+)  # fmt: skip
+
+
+def _grid_places(text: str) -> Iterator[Finding]:
+    """A code told as places on a keypad or a pattern's grid, in a sentence that opens
+    something."""
+    lowered = _lower_in_place(text)
+    if not any(stem in lowered for stem in _PLACE_STEMS):
+        return
+    for sentence in _SENTENCE.finditer(text):
+        places: list[re.Match[str]] = []
+        for m in _GRID_PLACE.finditer(text, sentence.start(), sentence.end()):
+            if not places or m.start() - places[-1].end() > 1:  # "中間那排" is one place
+                places.append(m)
+        if len(places) < 2 or not _OPENING.search(text, sentence.start(), sentence.end()):
+            continue
+        if _PRESSED_OR_DRAWN.search(text, sentence.start(), places[-1].start()):
+            end = len(sentence.group().rstrip(" ,，;；:：)）\"'”’")) + sentence.start()
+            yield Finding("keys told by their places", places[0].start(), end)
 
 
 # What is typed to open or unlock something, or to get into it, is its password whatever it

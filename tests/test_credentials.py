@@ -74,6 +74,7 @@ NEWER_KINDS = (
     "_ends_told",
     "_named_parts",
     "_typed_to_open",
+    "_grid_places",
 )
 
 
@@ -1762,3 +1763,43 @@ def test_redacting_twice_changes_nothing_where_a_value_runs_into_a_marker(text: 
     """A value read as running into a marker already there is redacted only outside it."""
     once = redact(text)
     assert redact(once) == once
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            "林佩君開病房藥櫃的按法:中間那排由左到右按一遍(4、5、6),再按右下角的 9 兩次。",
+            ["中間那排由左到右按一遍(4、5、6),再按右下角的 9 兩次"],
+        ),
+        (
+            "To unlock Vesna's phone, Dario draws an L: top-left dot down to bottom-left, then"
+            " across to bottom-right.",
+            ["top-left dot down to bottom-left, then across to bottom-right"],
+        ),
+        ("她的手机解锁图案是从左上角划到右下角再到左下角。", ["左上角划到右下角再到左下角"]),
+        ("To open the menu, press the top-left button.", []),  # one place is a button
+        ("User's desk is by the top-left window, which opens onto the bottom-right yard.", []),
+        ("中间那排座位靠右上角的窗,开会时她坐左下角。", []),  # places, nothing pressed or drawn
+    ],
+)
+def test_keys_or_dots_told_by_their_places(text: str, values: list[str]) -> None:
+    """Two places on a keypad or a pattern's grid, pressed or drawn to open something, are
+    its code, however the keys are named; places alone are not."""
+    assert [text[f.start : f.end] for f in find_secrets(text)] == values
+    assert [text[f.start : f.end] for f in credentials._grid_places(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            "何雪梅的比特币钱包助记词,前六个是“胁 载 看 泡 幻 算”,后六个是“停 诸 远 忽 返 情”。",
+            ["胁 载 看 泡 幻 算", "停 诸 远 忽 返 情"],
+        ),
+        ("钱包助记词是「河流 灯塔 苹果 沙漠 星辰 铁轨」", ["河流 灯塔 苹果 沙漠 星辰 铁轨"]),
+    ],
+)
+def test_a_chinese_phrase_in_quoted_halves(text: str, values: list[str]) -> None:
+    """Short Chinese words set apart after a recovery noun are a phrase inside quotes too."""
+    assert [text[f.start : f.end] for f in find_secrets(text)] == values
