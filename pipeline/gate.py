@@ -586,14 +586,22 @@ def screen_judged(
         return None
     if verdict.label in ("speculative", "small_talk") and _confirmed_guess(fold(stripped)):
         return None  # the judge reads the guess; the user's confirmation makes it a fact
-    if verdict.label == "injection":
-        if not rule:
-            return None
-        if user_text is not None and (
+    if verdict.label == "injection" and not rule:
+        return None
+    # A rule about the assistant that the user's own words ask for is how they want to be
+    # answered, not talk about the conversation ("助手称呼用户为“何老师”", asked for, reads
+    # like small talk); a memory about the user that names the assistant may still be talk.
+    if (
+        verdict.label in ("injection", "small_talk")
+        and (verdict.label == "injection" or subject == "assistant")
+        and rule
+        and user_text is not None
+        and (
             asked_for(stripped, user_text, similarity)
             or asked_in_other_words(stripped, user_text, similarity)
-        ):
-            return None
+        )
+    ):
+        return None
     return _Screen(verdict.label, verdict.detail)
 
 

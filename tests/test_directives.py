@@ -426,6 +426,28 @@ def test_a_rule_in_a_turn_that_hands_over_content_is_planted_unless_the_user_ask
     assert _decide_rule(rule, asked)[0] == "ok"
 
 
+def test_a_rule_the_user_asked_for_is_no_small_talk() -> None:
+    """A short rule about how the user is addressed reads like talk to the n-gram judge;
+    asked for in the user's words it is a standing preference. Talk about the assistant
+    in a memory about the user is still talk."""
+    rule = "助手称呼用户为“何老师”。"
+    assert _decide_rule(rule, "以后叫我何老师就好,别叫我全名。")[0] == "ok"
+    talk = CandidateIn(
+        type="preference", subject="user", content="用户夸助手今天很可爱。", confidence=0.9
+    )
+    d = gate(
+        [talk],
+        [],
+        [],
+        aliases={},
+        policy=Policy(),
+        now=NOW,
+        user_text="你今天好可爱啊",
+        judge=Judge(None),
+    ).candidates[0]
+    assert d.reason == "small_talk"
+
+
 def test_a_rule_from_handed_over_content_is_planted_even_with_a_time_word() -> None:
     """The check reads text a word rule refused too, so that no refusal the judge may set
     aside lets the rule through; it is named for what it is."""
