@@ -10,9 +10,11 @@ It ships as `judge/secrets.bin` (int8 weights) with `judge/secrets.json`, writte
 `benchmarks/train_secret_judge.py`, which also chose the threshold by cross-validation.
 
 It speaks only when the text holds something a secret could be (`value_spans`): a run of
-three or more digits that is not a time, an amount, a short number a label introduces
-("locker number 112"), a postcode or a dialling code its noun introduces ("ZIP code is
-94110") or a phone number in international form; a token of letters and
+three or more digits that is not a time, an amount, a year a word places in time ("at the
+2023 competition"), a short number a label introduces ("locker number 112"), a postcode or
+a dialling code its noun introduces ("ZIP code is 94110"), a reference anyone may see (an
+order, a parcel, a ship's IMO number, a network's name) or a phone number in international
+form; a token of letters and
 digits; digits spelled out in words, numbers told in words with a pause between ("three
 one, then six eight"), characters spelled one by one ("Kilo, Seven, Echo, Two, Tango").
 Those spans are what a refusal redacts. Pure Python, deterministic, a fraction of a
@@ -61,27 +63,45 @@ _HAN_DIGITS = lazy(
 MAX_LABEL_DIGITS = 4
 _LABEL = lazy(r"(?:\bnumber|\bno\.?|\bnr\.?|#|№|第)\s?$", re.IGNORECASE)
 # A number a public code's noun introduces is an address, whatever its length: "ZIP code is
-# 94110", "postcode: 10115", "区号 0571" (the finder leaves them too).
+# 94110", "postcode: 10115", "区号 0571", "Eircode D08 VF8H" (the finder leaves them too).
 _PUBLIC_CODE = lazy(
-    r"(?:\b(?:zip|postal|post|area|country|dialling|dialing) ?codes?|\bpostcodes?"
+    r"(?:\b(?:zip|postal|post|area|country|dialling|dialing) ?codes?|\bpostcodes?|\beircode"
     r"|邮编|邮政编码|区号)"
-    r"(?:\s+(?:is|was)|\s*[:：=]|是|为)?\s*$",
+    r"(?:\s+(?:is|was)|\s*[:：=]|是|为)?\s*(?:[A-Za-z0-9]{1,4}\s)?$",  # "D08 VF8H": two parts
     re.IGNORECASE,
 )
 # A number that names an order, a ticket, an invoice or a desk telephone, or that a
 # charity or a company prints, is a reference anyone may see: "desk extension is 4417",
-# "order #WH-2024-118734", "ticket for the broken hinge is number 44871". Not when a
-# secret's noun comes between ("the order's PIN is 4471").
+# "order #WH-2024-118734", "ticket for the broken hinge is number 44871"; so is a ship's,
+# a bus's, a batch's, a parcel's or a patent's. Not when a secret's noun comes before it in
+# the clause ("the order's PIN is 4471").
 _PUBLIC_NUMBER = lazy(
     r"(?:\b(?:extension|ext\.?|order|ticket|invoice|tracking|case|receipt|charity|"
-    r"company registration|vat|isbn|issn|flight|friend code)"
-    r"(?: (?:number|no\.?|id))?"
-    r"|(?:工单|订单|快递单|运单|发票|分机|出库单|入库单|单号|好友代码|好友码)(?:号码?|编号)?)"
-    r"(?P<gap>[^.;:\n]{0,40}?\b(?:is|was|number|no\.?))?(?:\s+(?:is|was))?"
-    r"\s*[:：=#,]?\s*(?:是|为)?\s*[#A-Za-z]*-?$",
+    r"company registration|vat|isbn|issn|doi|orcid|flight|train|bus|fleet|imo|mmsi|"
+    r"call sign|lot|batch|cask|serial|frame|patent|application|bill of lading|"
+    r"container|bag tag|commit|cve|friend code)"
+    r"(?: (?:number|no\.?|id|ref))?"
+    r"|(?:工单|订单|快递单|运单|運單|发票|發票|分机|出库单|入库单|单号|單號|好友代码|好友码|"
+    # A number of a thing, not of a person's file ("个人编号", "档案编号" are the finder's).
+    r"(?<!个人)(?<!個人)(?<!档案)(?<!檔案)(?<!证)(?<!證)(?<!卡)(?:编号|編號)|"
+    r"批次|批号|批號|交易号|掛號|挂号|车次|車次|航班)(?:号码?|號碼?|编号)?)"
+    r"(?:[^.;:\n]{0,40}?\b(?:is|was|number|no\.?))?(?:\s+(?:is|was))?"
+    # Earlier groups of the same reference may come between ("顺丰单号 SF1438 7726 0915").
+    r"\s*[:：=#,]?\s*(?:是|为|係)?\s*(?:[A-Za-z0-9]{1,12}[ -]){0,4}[#A-Za-z]*-?$",
     re.IGNORECASE,
 )
-_SECRET_IN_GAP = lazy(r"\b(?:pin|code|pass\w*|key|secret|otp|token)\b|密码|验证码", re.IGNORECASE)
+# A network's name is what it shows to everyone near it ("the Wi-Fi network is called
+# Skjaergard_5G", "網絡名叫「KwokKitchen_Guest」").
+_NETWORK_NAME = lazy(
+    r"(?:\b(?:network|ssid|wi-?fi|wlan|hotspot)\b[^.;:\n]{0,24}?"
+    r"\b(?:called|named|name is|name:)|网络名|網絡名|網路名|网络名称|网名)\s*(?:叫|是|為|为|係)?"
+    r"\s*[\"'“‘「『]?$",
+    re.IGNORECASE,
+)
+_SECRET_IN_GAP = lazy(
+    r"\b(?:pin|code|pass\w*|key|secret|otp|token|account|iban|card)\b|密码|密碼|验证码|驗證碼|账号|帳號",
+    re.IGNORECASE,
+)
 _CLOCK = lazy(r"\d{1,2}[.:]\d\d")
 _MODEL_BEFORE = lazy(
     r"(?:\bmodel(?: number| no\.?)?|\bpart (?:number|no\.?)|型号)\s*[:：#]?\s*$", re.I
@@ -97,6 +117,16 @@ _UNIT_AFTER = lazy(
     re.IGNORECASE,
 )
 _CURRENCY_BEFORE = frozenset("$€£¥")
+# A year after a word that places it in time ("at the 2023 competition", "since 1998") is a
+# date; "the code is 1987" is the finder's to read.
+_YEAR = lazy(r"(?:19|20)\d\d")
+_TIME_BEFORE = lazy(
+    r"\b(?:in|the|since|from|until|till|of|by|during|before|after|around|circa|early|late|mid|"
+    r"spring|summer|autumn|fall|winter|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+    r"[\s-]+$",
+    re.IGNORECASE,
+)
 _MASK = "\u2400"  # stands for a value's characters when a verdict is explained
 
 
@@ -115,8 +145,15 @@ class SecretVerdict:
 
 def _public_number(text: str, start: int) -> bool:
     """Whether the value at `start` is a reference its noun says anyone may see."""
+    if _NETWORK_NAME.search(text, max(0, start - 48), start):
+        return True
+    # Not when a secret's noun comes before it in the clause ("the keypad code for the bus
+    # depot's gate is 7-1-9-3-0", "the bank account for invoices is PL55 …").
     m = _PUBLIC_NUMBER.search(text, max(0, start - 64), start)
-    return m is not None and not (m.group("gap") and _SECRET_IN_GAP.search(m.group("gap")))
+    if m is None:
+        return False
+    clause = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
+    return not _SECRET_IN_GAP.search(text, max(clause, start - 64), start)
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:
@@ -131,6 +168,8 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         if len(value) <= MAX_LABEL_DIGITS and _LABEL.search(text, 0, m.start()):
             continue
         if _UNIT_AFTER.match(text, m.end()) or text[m.start() - 1 : m.start()] in _CURRENCY_BEFORE:
+            continue
+        if _YEAR.fullmatch(value) and _TIME_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue
         spans.append((m.start(), m.end()))
     for pattern in (_MIXED, _SPELLED, _SPELLED_PIECES, _HAN_DIGITS, _LETTER_BY_LETTER):

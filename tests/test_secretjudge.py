@@ -94,10 +94,22 @@ def test_value_spans_leave_out_references_anyone_may_see() -> None:
         "Steam 好友代码是 1048273956。",
         "Fudge: 450 g sugar, 120 ml cream, 2 tbsp honey, boiled to 115 °C.",
         "Her postcode is EX20 2QA.",
+        "Ingrid captains the MS Hardbakke (IMO 9231054) on the Bergen route.",
+        "陳生揸專線小巴,車隊編號 HV-0317,每朝開頭班車。",
+        "魏家宁订的云杉面板,顺丰单号 SF1438 7726 0915,预计周四到。",
+        "That batch was numbered 23-J-0117 at the 2023 competition.",
+        "Her home Wi-Fi network is called Skjaergard_5G.",
+        "郭師傅間餐廳嘅 Wi-Fi 網絡名叫「KwokKitchen_Guest」。",
+        "Conor's Eircode is D08 VF8H.",
     ):
         assert value_spans(text) == [], text
     assert _values("User's order PIN is 4471") == ["4471"]
     assert _values("The ticket's access code is 88231") == ["88231"]
+    # A secret's noun anywhere before the reference's in the clause; a person's file number.
+    assert _values("The keypad code for the bus depot gate is 7-1-9-3-0.") == ["7-1-9-3-0"]
+    assert _values("The bank account for her invoices is 8356 2033 7929.") == ["8356 2033 7929"]
+    assert _values("用户的医保个人编号是 4403001988071266。") == ["4403001988071266"]
+    assert _values("Her PIN is 1987.") == ["1987"]  # a year, but no word places it in time
 
 
 def test_the_model_speaks_only_about_a_text_with_a_value() -> None:
