@@ -1155,6 +1155,11 @@ _HOLDERS = frozenset("wallet 钱包 錢包 ウォレット 지갑".split())
 def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[Finding]:
     for han in _NAMED_HAN_PHRASE.finditer(text, start, end):
         yield Finding("recovery phrase", han.start(1), han.end(1))
+    # Or given in quoted groups, six words or more in all ("前四個是「聽、秋、絨、功」,中間是
+    # 「矩、田、按、挖」").
+    groups = list(_QUOTED_HAN_WORDS.finditer(text, start, end))
+    if sum(len(_HAN_WORD_SPLIT.split(g.group(1))) for g in groups) >= MIN_NAMED_PHRASE_WORDS:
+        yield from (Finding("recovery phrase", g.start(1), g.end(1)) for g in groups)
     # Four or more lower-case words, none of them a function word, that a link a few
     # characters after the noun gives as its value and that end the clause ("助记词的前六个
     # 字是 canyon drift pillow saddle ember lotus", "seed phrase starts 'orbit canvas mellow
@@ -1177,6 +1182,10 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
             yield Finding("recovery phrase", run.start(), run.end())
 
 
+_QUOTED_HAN_WORDS = lazy(
+    r"[\"'“‘「『]((?:[\u4e00-\u9fff]{1,4}[ \u3000,，、]+){2,}[\u4e00-\u9fff]{1,4})[\"'”’」』]"
+)
+_HAN_WORD_SPLIT = lazy(r"[ \u3000,，、]+")
 _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
 _LINKED_RUN = lazy(
     r"(?:[:：=]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"
@@ -3656,6 +3665,10 @@ _OPENING = lazy(
     re.IGNORECASE,
 )
 _SENTENCE = lazy(r"[^.!?。！？\n]+")
+# Or a code's noun before the places: "单元门的密码是在九宫格上依次按左上、正中、右下、右上".
+_GRID_CODE_NOUN = lazy(
+    r"\b(?:code|pin|passcode|password|pattern)\b|密码|密碼|图案|圖案|手势|手勢", re.IGNORECASE
+)
 _PLACE_STEMS = (
     "top", "bottom", "upper", "lower", "middle", "centre", "center", "left", "right", "corner",
     "row", "column", "左", "右", "中", "排", "行", "列", "角",
@@ -3671,9 +3684,12 @@ def _grid_places(text: str) -> Iterator[Finding]:
     for sentence in _SENTENCE.finditer(text):
         places: list[re.Match[str]] = []
         for m in _GRID_PLACE.finditer(text, sentence.start(), sentence.end()):
-            if not places or m.start() - places[-1].end() > 1:  # "中間那排" is one place
+            if not places or m.start() > places[-1].end():  # "中間那排" is one place
                 places.append(m)
-        if len(places) < 2 or not _OPENING.search(text, sentence.start(), sentence.end()):
+        if len(places) < 2 or not (
+            _OPENING.search(text, sentence.start(), sentence.end())
+            or _GRID_CODE_NOUN.search(text, sentence.start(), places[0].start())
+        ):
             continue
         if _PRESSED_OR_DRAWN.search(text, sentence.start(), places[-1].start()):
             end = len(sentence.group().rstrip(" ,，;；:：)）\"'”’")) + sentence.start()

@@ -109,7 +109,8 @@ _MODEL_BEFORE = lazy(
 _TOKEN_HEAD = lazy(r"[^\s:：]*$")
 # An amount or a measure: the unit after the number says what it counts.
 _UNIT_AFTER = lazy(
-    r"\s?(?:年|月|日|号|楼|层|室|栋|路|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|人|"
+    r"\s?(?:年|月|日|号|楼|层|室|栋|路|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|平方|人|"
+    r"米|公分|厘米|毫米|克|升|毫升|页|字|"
     r"(?:percent|per cent|euros?|dollars?|pounds?|yuan|usd|eur|gbp|km|kg|mb|gb|tb|kb|"
     r"miles?|metres?|meters?|m2|sq|feet|ft|hours?|hrs?|minutes?|mins?|seconds?|days?|"
     r"weeks?|months?|years?|people|employees|students|users|pages|words|steps|calories|"

@@ -1778,6 +1778,7 @@ def test_redacting_twice_changes_nothing_where_a_value_runs_into_a_marker(text: 
             ["top-left dot down to bottom-left, then across to bottom-right"],
         ),
         ("她的手机解锁图案是从左上角划到右下角再到左下角。", ["左上角划到右下角再到左下角"]),
+        ("单元门的密码是在九宫格上依次按左上、正中、右下、右上。", ["左上、正中、右下、右上"]),
         ("To open the menu, press the top-left button.", []),  # one place is a button
         ("User's desk is by the top-left window, which opens onto the bottom-right yard.", []),
         ("中间那排座位靠右上角的窗,开会时她坐左下角。", []),  # places, nothing pressed or drawn
@@ -1798,8 +1799,14 @@ def test_keys_or_dots_told_by_their_places(text: str, values: list[str]) -> None
             ["胁 载 看 泡 幻 算", "停 诸 远 忽 返 情"],
         ),
         ("钱包助记词是「河流 灯塔 苹果 沙漠 星辰 铁轨」", ["河流 灯塔 苹果 沙漠 星辰 铁轨"]),
+        (
+            "她的錢包助記詞前四個是「聽、秋、絨、功」，中間是「矩、田、按、挖」。",
+            ["聽、秋、絨、功", "矩、田、按、挖"],
+        ),
+        ("钱包放在“左边、右边”两个抽屉里。", []),  # two words quoted are no phrase
     ],
 )
 def test_a_chinese_phrase_in_quoted_halves(text: str, values: list[str]) -> None:
-    """Short Chinese words set apart after a recovery noun are a phrase inside quotes too."""
+    """Short Chinese words set apart after a recovery noun are a phrase inside quotes too,
+    and so are quoted groups of them with six words or more in all."""
     assert [text[f.start : f.end] for f in find_secrets(text)] == values

@@ -244,14 +244,19 @@ def test_the_warm_server_sees_what_another_process_writes(
 def test_ctrl_c_stops_the_server_without_a_traceback(env: dict[str, str]) -> None:
     """SIGINT (Ctrl-C in a terminal) ends the server with exit 130 and one line, and
     nothing on stdout, which belongs to the protocol."""
-    with subprocess.Popen(
+    # A suite run in the background ignores SIGINT, and a child started so would ignore it
+    # too; a handler of the suite's own is reset to the default in the child.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    started = subprocess.Popen(
         [sys.executable, str(PROJECT / "memory_test.py"), "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={"PATH": os.environ.get("PATH", ""), **env},
         cwd=PROJECT,
-    ) as server:
+    )
+    signal.signal(signal.SIGINT, previous)
+    with started as server:
         time.sleep(2)  # most likely serving by now; earlier, the same line and exit code
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=30)

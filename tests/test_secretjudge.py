@@ -101,6 +101,7 @@ def test_value_spans_leave_out_references_anyone_may_see() -> None:
         "Her home Wi-Fi network is called Skjaergard_5G.",
         "郭師傅間餐廳嘅 Wi-Fi 網絡名叫「KwokKitchen_Guest」。",
         "Conor's Eircode is D08 VF8H.",
+        "图书馆建筑面积约 12480 平方米。",
     ):
         assert value_spans(text) == [], text
     assert _values("User's order PIN is 4471") == ["4471"]
