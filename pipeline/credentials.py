@@ -375,6 +375,7 @@ NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network passwor
 # --- High-entropy tokens -------------------------------------------------------------------
 
 _TOKEN_PART = lazy(r"[A-Za-z0-9+/=_\-!@#$%^&*~.]{16,}")
+_HOST = lazy(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 MIN_RANDOM_LENGTH = 20
 # Shannon entropy in bits per character: English words sit near 3.0-3.5 over 20+
 # characters, random base64 near 4.5-5.5, random hex near 3.7-4.0. Measured on the gate
@@ -2625,6 +2626,9 @@ def _random_tokens(text: str) -> Iterator[Finding]:
             aside = _SET_ASIDE_NAME.fullmatch(token)
             if aside and not _looks_random(aside["stem"]):
                 continue
+            start = m.start() + part.start()
+            if text.endswith("://", 0, start) and _HOST.fullmatch(part.group()):
+                continue  # a web address's host is public: "https://class703.lin-teach.tw"
             if _looks_random(token):
                 start = m.start() + part.start()
                 yield Finding("random-looking token", start, start + len(part.group()))

@@ -177,6 +177,7 @@ NEAR_NOUN_BEFORE = 8  # and before it ("X9f!2 is the user's home network passwor
 # --- High-entropy tokens -------------------------------------------------------------------
 
 _TOKEN_PART = re.compile(r"[A-Za-z0-9+/=_\-!@#$%^&*~.]{16,}")
+_HOST = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 MIN_RANDOM_LENGTH = 20
 # Shannon entropy in bits per character: English words sit near 3.0-3.5 over 20+
 # characters, random base64 near 4.5-5.5, random hex near 3.7-4.0. Measured on the gate
@@ -656,6 +657,9 @@ def _random_tokens(text: str) -> Iterator[Finding]:
     for m in _TOKEN_PART.finditer(text):
         for part in re.finditer(r"[^/?&=#]+", m.group()):
             token = part.group().strip("-_.!")
+            start = m.start() + part.start()
+            if text.endswith("://", 0, start) and _HOST.fullmatch(part.group()):
+                continue
             if _looks_random(token):
                 start = m.start() + part.start()
                 yield Finding("random-looking token", start, start + len(part.group()))

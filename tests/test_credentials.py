@@ -1810,3 +1810,10 @@ def test_a_chinese_phrase_in_quoted_halves(text: str, values: list[str]) -> None
     """Short Chinese words set apart after a recovery noun are a phrase inside quotes too,
     and so are quoted groups of them with six words or more in all."""
     assert [text[f.start : f.end] for f in find_secrets(text)] == values
+
+
+def test_a_web_addresss_host_is_no_token() -> None:
+    """A host is public however random its name looks; a token in the path is still one."""
+    assert find_secrets("Class page: https://class703.lin-teach.tw for the answers") == []
+    text = "The hook is https://api.example.com/x9Kq2LmP4zR7tW1vB8nY3cD6 for alerts"
+    assert [text[f.start : f.end] for f in find_secrets(text)] == ["x9Kq2LmP4zR7tW1vB8nY3cD6"]
