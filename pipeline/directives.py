@@ -620,7 +620,7 @@ _TO_ANY_CALLER = lazy(
 )
 _REFUSED_BEFORE = lazy(
     r"\b(?:never|not|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|won'?t|cannot|can'?t|refuses?|avoid"
-    r"|stop)\b|\bwithout (?:ever )?$|(?:that|which|who|where) $"
+    r"|stop)\b|\b(?:without (?:ever )?|rather than |instead of )$|(?:that|which|who|where) $"
     r"|不要|别|不得|不能|切勿|绝不|禁止|从不|不会",
     re.IGNORECASE,
 )
