@@ -622,6 +622,7 @@ def _findings(text: str) -> list[Finding]:
     found += _named_parts(text)
     found += _typed_to_open(text)
     found += _grid_places(text)
+    found += _listed_codes(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
@@ -1028,8 +1029,28 @@ def _identity_numbers(text: str) -> Iterator[Finding]:
         after = list(_VALUE_TOKEN.finditer(text, end, clause_end))[:_ID_NEAR_AFTER]
         before = list(_VALUE_TOKEN.finditer(text, clause_start, start))[-_ID_NEAR_BEFORE:]
         # Only the table's own nouns say that an unchecked number they introduce is one.
-        yield from _validated(text, after, validators, noun_end=end if introduces else -1)
-        yield from _validated(text, before, validators)
+        found = [
+            *_validated(text, after, validators, noun_end=end if introduces else -1),
+            *_validated(text, before, validators),
+        ]
+        yield from found or _in_pieces(text, end, validators)
+
+
+# A number told in pieces after its noun, in the sentence ("Aadhaar starts with 6268; the
+# middle block is 3546 and it ends in 0104") is one when the pieces, joined in order, pass
+# the number's check digits.
+_ID_PIECE = lazy(r"(?<![\w.])\d{2,}(?![\w.]\d)")
+_SENTENCE_AFTER = lazy(r"[.!?。！？\n](?:\s|$)")
+
+
+def _in_pieces(text: str, end: int, validators: tuple[str, ...]) -> Iterator[Finding]:
+    stop = _SENTENCE_AFTER.search(text, end)
+    pieces = list(_ID_PIECE.finditer(text, end, stop.start() if stop else len(text)))
+    if not 2 <= len(pieces) <= _ID_MAX_GROUPS:
+        return
+    joined = "".join(m.group() for m in pieces)
+    if any(_validator(module).is_valid(joined) for module in validators):
+        yield from (Finding("national id number", *m.span()) for m in pieces)
 
 
 def _validated(
@@ -3698,6 +3719,64 @@ def _grid_places(text: str) -> Iterator[Finding]:
         if _PRESSED_OR_DRAWN.search(text, sentence.start(), places[-1].start()):
             end = len(sentence.group().rstrip(" ,，;；:：)）\"'”’")) + sentence.start()
             yield Finding("keys told by their places", places[0].start(), end)
+
+
+# A code told as a list after its noun and a colon or "as", in whatever signs it is kept:
+# solfège ("combination lock … by solfège degrees: re, sol, do, la"), number words of any
+# language ("personal code in Norwegian words: sju, null, to, ni, fire, en"), colours
+# ("密碼佢用電阻色碼嚟記:紅、紫、黑、橙"), Morse ("PIN in Morse code as ..--- ...-- ----."),
+# or numerals turned on a dial ("opens by turning the dial to XII, then XXXIV, then VII").
+# Three items or more, short ones (half of them four characters or fewer), on the noun's
+# line: "password rules: long, random, unique" lists what a password should be, not one.
+_LIST_ITEM = (
+    r"(?!(?:the|a|an|in|on|at|that|this|then|and|of|for|with|his|her|their|again|so)\b)"
+    r"[^\s,，、;；:：]{0,7}[^\s,，、;；:：.。!?！？]"
+)
+_LIST_JOIN = r"\s*(?:,|，|、|;|；)\s*(?:then\s+|and\s+|然后|再)?|\s*,?\s+(?:then|and)\s+"
+_LISTED = lazy(rf"(?P<list>{_LIST_ITEM}(?:(?:{_LIST_JOIN}){_LIST_ITEM}){{2,}})")
+_MORSE = lazy(r"(?P<list>[.\-·]{1,6}(?:\s+[.\-·]{1,6}){2,})(?![.\-·]*\w)")
+_LIST_LINK = lazy(r"[:：]|\bas\b|\bto\b(?=\s*(?-i:[IVXLC]{1,6})\b)", re.IGNORECASE)
+_LIST_REACH = 80  # characters from the noun to its link
+# What a noun's list describes when these come between: its rules, not its value.
+_ABOUT_THE_CODE = lazy(
+    r"\b(?:rules?|requirements?|polic(?:y|ies)|managers?|habits?|tips?|hints?|options?|"
+    r"strength|length|pad|keypad|keys|buttons|format|types?|kinds?)\b"
+    r"|要求|规则|规定|策略|强度|管理|习惯|格式|类型|种类|长度",
+    re.IGNORECASE,
+)
+_OPENED_BY_TURNING = lazy(
+    r"\b(?:opens?|opened|unlocks?|unlocked)\b[^.;\n]{0,30}\bby (?:turning|dialling|dialing|"
+    r"spinning|setting)\b",
+    re.IGNORECASE,
+)
+
+
+def _listed_codes(text: str) -> Iterator[Finding]:
+    """A code told as a list of short signs after its noun (or after "opens by turning")."""
+    if not any(ch in text for ch in ",，、;:：") and " as " not in text:
+        return
+    lowered = _lower_in_place(text)
+    nouns = (_sensitive_noun_lower() if has_cjk(text) else _sensitive_noun_latin()).finditer(
+        lowered
+    )
+    starts = [m.end() for m in nouns] + [m.end() for m in _OPENED_BY_TURNING.finditer(text)]
+    for start in starts:
+        line_end = text.find("\n", start)
+        reach = min(start + _LIST_REACH, len(text) if line_end < 0 else line_end)
+        link = _LIST_LINK.search(text, start, reach)
+        if link is None or _ABOUT_THE_CODE.search(text, start, link.start()):
+            continue
+        at = link.end() + len(text[link.end() :]) - len(text[link.end() :].lstrip())
+        morse = _MORSE.match(text, at)
+        if morse:
+            yield Finding("code told as a list", *morse.span("list"))
+            continue
+        listed = _LISTED.match(text, at)
+        if listed is None:
+            continue
+        items = [i for i in re.split(_LIST_JOIN, listed.group("list")) if i]
+        if len(items) >= 3 and sum(len(i) <= 4 for i in items) * 2 >= len(items):
+            yield Finding("code told as a list", *listed.span("list"))
 
 
 # What is typed to open or unlock something, or to get into it, is its password whatever it

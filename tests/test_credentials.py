@@ -75,6 +75,7 @@ NEWER_KINDS = (
     "_named_parts",
     "_typed_to_open",
     "_grid_places",
+    "_listed_codes",
 )
 
 
@@ -860,7 +861,7 @@ PROBED_SECRETS = [
     ("clientSecret = 9f8a7b6c5d", "9f8a7b6c5d"),
     ("front_door_pin=4471", "4471"),
     ("The safe opens with left 36, right 12, left 8.", "36, right 12, left 8"),
-    ("Padlock: R-24, L-10, R-3", "24, L-10, R-3"),
+    ("Padlock: R-24, L-10, R-3", "R-24, L-10, R-3"),
     ("用户店里保险柜的开法：左转 36，右转 12，再左转 8。", "36，右转 12，再左转 8"),
     ("保险箱：顺时针转3圈到25，逆时针到10，顺时针到40", "25，逆时针到10，顺时针到40"),
     (
@@ -1817,3 +1818,35 @@ def test_a_web_addresss_host_is_no_token() -> None:
     assert find_secrets("Class page: https://class703.lin-teach.tw for the answers") == []
     text = "The hook is https://api.example.com/x9Kq2LmP4zR7tW1vB8nY3cD6 for alerts"
     assert [text[f.start : f.end] for f in find_secrets(text)] == ["x9Kq2LmP4zR7tW1vB8nY3cD6"]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("He sets the case's combination lock by solfège: re, sol, do, la.", ["re, sol, do, la"]),
+        (
+            "The safe opens by turning the dial to XII, then XXXIV, then VII.",
+            ["XII, then XXXIV, then VII"],
+        ),
+        (
+            "Her UPI PIN in Morse code as ..--- ...-- ----. -.... for memory.",
+            ["..--- ...-- ----. -...."],
+        ),
+        ("Her PIN code in Norwegian words: sju, null, to, ni.", ["sju, null, to, ni"]),
+        ("夾萬嘅密碼佢用電阻色碼嚟記：紅、紫、黑、橙。", ["紅、紫、黑、橙"]),
+        ("Her password rules: long, random, unique.", []),
+        ("密码要求：大写、小写、数字、符号。", []),
+        ("User's password manager: Bitwarden, synced to phone, laptop and tablet.", []),
+    ],
+)
+def test_a_code_told_as_a_list_of_signs(text: str, values: list[str]) -> None:
+    """Short signs listed after a code's noun are its value whatever they are written in;
+    what a password should be is not one."""
+    assert [text[f.start : f.end] for f in find_secrets(text)] == values
+
+
+def test_an_identity_number_told_in_pieces() -> None:
+    """Pieces after an identity noun that pass its check digits when joined are the number."""
+    text = "Priya's Aadhaar starts with 6268; the middle block is 3546 and it ends in 0104."
+    assert [text[f.start : f.end] for f in find_secrets(text)] == ["6268", "3546", "0104"]
+    assert find_secrets("Her Aadhaar came in 2019 after 3 visits and 45 minutes.") == []

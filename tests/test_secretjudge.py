@@ -27,7 +27,7 @@ BACKSTOP_SECRETS = [
     "用户跟保洁阿姨说，进屋就是 7 3 1 9 加#。",
     # Told in pieces with a pause, or spelled one by one, beside no noun the finder knows.
     "Voicemail to Morag: 'for the hut panel it's three one, then six eight from Monday.'",
-    "Tomasz spelled the score-store door for me: Kilo, Seven, Echo, Two, Tango.",
+    "For the score store Tomasz spelled it Kilo, Seven, Echo, Two, Tango.",
 ]
 # Harmless numbers, several of them beside words that introduce secrets elsewhere.
 HARMLESS = [
