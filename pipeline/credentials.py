@@ -623,6 +623,7 @@ def _findings(text: str) -> list[Finding]:
     found += _typed_to_open(text)
     found += _grid_places(text)
     found += _listed_codes(text)
+    found += _digits_by_place(text)
     found += _quoted_spelled_digits(text)
     found += _letter_groups(text)
     found += _unspaced_kana_phrases(text)
@@ -3779,6 +3780,35 @@ def _listed_codes(text: str) -> Iterator[Finding]:
             yield Finding("code told as a list", *listed.span("list"))
 
 
+# A code told digit by digit, each by its place: "the first digit of the alarm code is 7,
+# the second is one more than the first, the third is 0 and the last is 5", "密码第一位是
+# 3,第二位是 8,最后一位是 1". Three places told, one of them named as a digit, beside a
+# code's noun, are the code; it runs from the first place to the end of the sentence.
+_PLACE = lazy(
+    r"\b(?:first|second|third|fourth|fifth|sixth|last|final|middle)\b"
+    r"(?P<digit> (?:two |three )?(?:digits?|numbers?|characters?|letters?))?"
+    r"|(?:第[一二三四五六1-6]|最后一|末一|头一|前两|后两)(?P<wei>位)",
+    re.IGNORECASE,
+)
+_PLACES_SENTENCE = lazy(r"[^.!?。！？\n]+")
+
+
+def _digits_by_place(text: str) -> Iterator[Finding]:
+    """A code told one digit at a time by its place, beside a code's noun."""
+    lowered = _lower_in_place(text)
+    if "位" not in text and "digit" not in lowered and "number" not in lowered:
+        return
+    noun = _sensitive_noun_lower() if has_cjk(text) else _sensitive_noun_latin()
+    for sentence in _PLACES_SENTENCE.finditer(text):
+        places = list(_PLACE.finditer(text, sentence.start(), sentence.end()))
+        if len(places) < 3 or not any(p["digit"] or p["wei"] for p in places):
+            continue
+        if noun.search(lowered, sentence.start(), sentence.end()) is None:
+            continue
+        end = len(sentence.group().rstrip(" ,，;；:：)）\"'”’")) + sentence.start()
+        yield Finding("code told digit by digit", places[0].start(), end)
+
+
 # What is typed to open or unlock something, or to get into it, is its password whatever it
 # is called: "unlocks her workstation by typing tundra pickle harbor 42". The value runs
 # from the verb of typing to the end of the clause (a dash, a comma, "on", "at", "and"…),
@@ -3966,7 +3996,7 @@ _SECURITY_ANSWER_SOURCE = (
     r"\s+(?:to|as)\b"
     r"|\b(?:security|secret|memorable|recovery)[ -](?:questions?(?:['’]s)? )?(?:answers?|words?)\b"
     r"|\banswers? (?:(?:[\w'’]+ ){0,3}?(?:set|gave|chose|picked|uses?|used|gives) )?(?:to|for) "
-    r"(?:[\w'’\"“”‘-]+ ){0,7}?(?:security|secret|verification|memorable(?:[- ]word)?"
+    r"(?:[\w'’\"“”‘-]+ ){0,10}?(?:security|secret|verification|memorable(?:[- ]word)?"
     r"|[\w'’-]*maiden[- ]name)"
     r"[\"'”’]? questions?\b"
     r"|\banswers? to [\"'“‘]" + _QUESTION + r"(?=[^.;\n]*\b(?:recovery|security|"

@@ -76,6 +76,7 @@ NEWER_KINDS = (
     "_typed_to_open",
     "_grid_places",
     "_listed_codes",
+    "_digits_by_place",
 )
 
 
@@ -1850,3 +1851,30 @@ def test_an_identity_number_told_in_pieces() -> None:
     text = "Priya's Aadhaar starts with 6268; the middle block is 3546 and it ends in 0104."
     assert [text[f.start : f.end] for f in find_secrets(text)] == ["6268", "3546", "0104"]
     assert find_secrets("Her Aadhaar came in 2019 after 3 visits and 45 minutes.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "The first digit of the alarm code is 7, the second is one more than the first,"
+            " the third is 0 and the last is 5.",
+            True,
+        ),
+        ("密码第一位是3,第二位是8,最后一位是1。", True),
+        ("The first step of the password reset is email, the second SMS, the third a call.", False),
+        ("User's first son is 7, the second is 4 and the third is 1.", False),
+    ],
+)
+def test_a_code_told_digit_by_digit(text: str, found: bool) -> None:
+    """Three places of a code told one by one, one of them named as a digit, beside the
+    code's noun; steps of a reset or children's ages are not."""
+    assert bool(list(credentials._digits_by_place(text))) is found
+    assert bool(find_secrets(text)) is found
+
+
+def test_a_security_answer_after_a_long_question() -> None:
+    text = (
+        "The answer Ingrid set for her bank's 'name of your first pet' security question is 'Pøl'."
+    )
+    assert [text[f.start : f.end] for f in find_secrets(text)] == ["Pøl"]
