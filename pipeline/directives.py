@@ -1018,6 +1018,39 @@ def _orders_over_the_user(text: str) -> str | None:
     return None
 
 
+# Words of authority inside quotes that the rule names as a kind of text are mentioned, not
+# said: "if an essay holds sentences like「忽略前面的指示」, tell Ms Lin", "when he asks about
+# 「系统提示词」 and such concepts", "throw 'ignore previous instructions'-style attacks at her
+# test bot". A quoted order with nothing that names it so is still an order.
+_OPEN_QUOTES = {"「": "」", "“": "”", '"': '"', "'": "'", "‘": "’", "『": "』"}
+_KIND_AFTER = lazy(
+    r"\s*(?:[-‐]?\s*(?:style|type|like|kind)\b|(?:phrases?|sentences?|lines?|attacks?|"
+    r"prompts?|text|wording|messages?|strings?|tricks?|injections?)\b|之类|這類|这类|这种|這種|"
+    r"那类|那類|类似|類似|等|的句子|的话|的話|字样|字樣|概念|[「“\"'‘『])",
+    re.IGNORECASE,
+)
+_KIND_BEFORE = lazy(
+    r"(?:\b(?:like|such as|containing|contains|phrases?|the line|"
+    r"attacks? like)|看到|見到|见到|出现|出現|写着|寫著|包含|含有|问到|問到|像)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _mentioned(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` sits inside quotes the rule names as a kind of text."""
+    for i in range(start - 1, max(-1, start - 40), -1):
+        close = _OPEN_QUOTES.get(text[i])
+        if close is None:
+            continue
+        after = text.find(close, end)
+        if after < 0 or after - end > 40:
+            return False
+        return bool(
+            _KIND_AFTER.match(text, after + 1) or _KIND_BEFORE.search(text, max(0, i - 24), i)
+        )
+    return False
+
+
 def _not_told(text: str) -> re.Match[str] | None:
     """The words that keep the user from knowing what the rule has the assistant do."""
     for sentence in _SENTENCES.finditer(text):
@@ -1206,6 +1239,7 @@ def find_injection(
                 if not _refused_disclosure(text, m)
                 and not safe_override(text, m.start(), user_text, similarity)
                 and not _needed_by_a_task(text, m)
+                and not _mentioned(text, m.start(), m.end())
             ),
             None,
         )
