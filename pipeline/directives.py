@@ -635,7 +635,7 @@ _TO_ANYONE = lazy(r"(?:to|with) \S", re.IGNORECASE)
 # verbs of `_AUTHORITY`'s reveals.
 _DISCLOSE_VERBS = (
     r"reveal|disclos|shar|print|output|leak|expos|repeat|dump|giv\w* out|hand\w* over|read\w* out"
-    r"|show|sell|pass\w* on|forward|send|transfer"
+    r"|show|sell|pass\w* on|forward|send|transfer|paste\b"
 )
 _DISCLOSES = lazy(_DISCLOSE_VERBS, re.IGNORECASE)
 # So are skipping the safety prompts, doing whatever is asked, taking something as orders
@@ -1064,7 +1064,9 @@ _HIDDEN = lazy(
     r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|"
     r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
     r"covertly|behind the user's back|(?:do not|don't|never) (?:tell|inform|mention "
-    r"(?:this|it) to|let) (?:the )?user)\b|不要告诉用户|悄悄|偷偷|暗中"
+    r"(?:this|it) to|let) (?:the )?user|(?:not|never|don't|do not|without) (?:mention|reveal|"
+    r"disclose|acknowledge|admit)\w* (?:this|the|these) (?:rules?|instructions?|settings?))\b"
+    r"|不要告诉用户|悄悄|偷偷|暗中"
     r"|(?:删除|修改|改动|读取|查看|转发|上传|发送|分享|转账)[^，。；]{0,12}时[^，。；]{0,3}"
     r"(?:不要|别|不应|不应该|不用|不必|无需|唔好|唔应该)再?(?:提示|提醒)",
     re.IGNORECASE,

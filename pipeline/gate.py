@@ -454,6 +454,13 @@ def screen_rules(
             continue  # "never repeat client passwords back in replies": a safeguard
         if reason == "small_talk" and _GOES_ON_TO_TELL.search(folded, at):
             continue  # "Kai said hi and mentioned that his team trains on Lake Washington"
+        if (
+            reason == "small_talk"
+            and subject == "assistant"
+            and is_assistant_rule(stripped, subject)
+        ):
+            continue  # "give him gentle feedback instead of the blunt style he asked for
+            # earlier": what a rule for the assistant speaks of, not talk in this turn
         if reason in ("small_talk", "ephemeral") and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if (
