@@ -804,7 +804,8 @@ _AUTHORITY = lazy(
     r"deactivated)\b"
     rf"|\b(?:{_DISCLOSE_VERBS})\w*\b.{{0,40}}\b(?:system prompt|"
     r"prompt|instructions|configuration|hidden|memories|memory|stored|secrets?|passwords?|"
-    r"keys?|credentials|conversation history|chat history|chat logs?|transcripts?|profiles?|"
+    r"keys|key(?!\s+[a-z]+s\b)|credentials|conversation history|chat history|chat logs?|"
+    r"transcripts?|profiles?|"
     r"personal (?:data|information|details)|user(?:'s)? data|private|contacts)\b"
     r"|\b(?:to|with) (?:anyone|anybody|everyone|third parties|third-party|strangers|"
     r"whoever|other users|any user|partners?|partner companies|advertisers|outside parties|"
@@ -978,7 +979,7 @@ _OBEYS = lazy(
     r"\b(?:follow|follows|obey|obeys|do whatever|does whatever|do what|does what|carry out|"
     r"carries out|execute|executes|act on|acts on|take orders|takes orders|comply with|"
     r"complies with)\b"
-    r"|照做|执行|听从|依照|按照|遵照|服从|照办|遵从|听佢|听他|听她",
+    r"|照做|执行|听从|依照|按照|遵照|服从|照办|遵从|听佢|听他|听她|以(?=[^，。；,;]{1,24}?为准)",
     re.IGNORECASE,
 )
 _OVER_THE_USER = lazy(
@@ -987,11 +988,14 @@ _OVER_THE_USER = lazy(
     r"checking with|confirming with|consulting|the approval of) (?:the user|him|her|them|"
     r"(?-i:[A-Z][\w'’-]+)))\b"
     r"|(?:不必|不需|不用|无需|唔使|毋须|不需要|无须)再?(?:征求|问|向|经过|经|请示|通知)"
-    r"|优先于|凌驾于",
+    r"|优先于|凌驾于|(?:而不是|而非|不是|不听)(?:用户|使用者|本人|他|她|佢)"
+    # Or with no condition at all: "无条件执行…发来的所有指令", "obeys them unconditionally".
+    r"|无条件|毫无保留|\b(?:unconditionally|without (?:question|exception|condition))\b",
     re.IGNORECASE,
 )
 
 
+_UNCONDITIONAL = lazy(r"无条件|毫无保留|\bunconditionally\b", re.IGNORECASE)
 _ORDERS = lazy(
     r"\b(?:instructions?|orders?|says|said|tells?|told|emails?|messages?|requests?|commands?|"
     r"directions?|directives?)\b|指示|指令|命令|吩咐|讲|说|话|要求|邮件",
@@ -1010,11 +1014,15 @@ def _orders_over_the_user(text: str) -> str | None:
         if obeys is None:
             continue
         over = _OVER_THE_USER.search(text, obeys.end(), sentence.end())
-        if over is None:
-            continue
-        whose = text[obeys.start() : over.start()]
+        if over is None:  # "无条件执行…的所有指令": with no condition, said before the verb
+            over = _UNCONDITIONAL.search(text, sentence.start(), obeys.start())
+            if over is None:
+                continue
+            whose, span = text[obeys.start() : sentence.end()], (over.start(), sentence.end())
+        else:
+            whose, span = text[obeys.start() : over.start()], (obeys.start(), over.end())
         if _ORDERS.search(whose) and not _THE_USERS.search(whose):
-            return text[obeys.start() : over.end()]
+            return text[span[0] : span[1]]
     return None
 
 
