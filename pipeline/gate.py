@@ -22,6 +22,7 @@ from .directives import (
     asked_for,
     asked_in_other_words,
     find_injection,
+    hands_over_a_passage,
     is_assistant_rule,
     names_assistant,
     refused_before,
@@ -40,7 +41,7 @@ from .models import (
     Verdict,
 )
 from .secretjudge import judge_secret
-from .text import NEGATIONS, count_cjk, dedupe_key, fold, terms
+from .text import NEGATIONS, count_cjk, dedupe_key, fold, simplified, terms
 
 if TYPE_CHECKING:
     from .judge import Judge
@@ -532,11 +533,16 @@ def _screen_in_turn(
 
 def handed_over(text: str, *, subject: str, user_text: str | None, judge: Judge) -> _Screen | None:
     """A rule for the assistant in a turn whose message hands over a page, an email or a
-    document to read, in words the user did not say: it came from that content."""
+    document to read (by the message model, or by a passage it holds: data after a request
+    that names it, a table's rows, a log's lines, words to an AI in the third person), in
+    words the user did not say: it came from that content. Sharing the request's topic is
+    not asking for it."""
     if user_text is None:
         return None
     stripped = text.strip()
-    if not is_assistant_rule(stripped, subject) or not hands_over_content(user_text):
+    if not is_assistant_rule(stripped, subject) or not (
+        hands_over_content(user_text) or hands_over_a_passage(simplified(user_text))
+    ):
         return None
     if asked_for(stripped, user_text, _similarity(judge)):
         return None
