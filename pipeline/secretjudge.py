@@ -79,7 +79,7 @@ _PUBLIC_NUMBER = lazy(
     r"(?:\b(?:extension|ext\.?|order|ticket|invoice|tracking|case|receipt|charity|"
     r"company registration|vat|isbn|issn|doi|orcid|flight|train|bus|fleet|imo|mmsi|"
     r"call sign|lot|batch|cask|serial|frame|patent|application|bill of lading|"
-    r"container|bag tag|commit|cve|friend code)"
+    r"container|bag tag|commit|cve|gtin|ean|upc|barcode|sku|asin|friend code)"
     r"(?: (?:number|no\.?|id|ref))?"
     r"|(?:工单|订单|快递单|运单|運單|发票|發票|分机|出库单|入库单|单号|單號|好友代码|好友码|"
     # A number of a thing, not of a person's file ("个人编号", "档案编号" are the finder's).
@@ -109,7 +109,8 @@ _MODEL_BEFORE = lazy(
 _TOKEN_HEAD = lazy(r"[^\s:：]*$")
 # An amount or a measure: the unit after the number says what it counts.
 _UNIT_AFTER = lazy(
-    r"\s?(?:年|月|日|号|楼|层|室|栋|路|岁|元|块|欧|美元|英镑|%|个|次|天|周|小时|分钟|公里|公斤|平米|平方|人|"
+    r"\s?(?:年|月|日|号|號|楼|樓|层|層|室|栋|棟|路|岁|歲|元|块|塊|欧|美元|英镑|%|个|個|次|天|周|週|小时|"
+    r"小時|分钟|分鐘|公里|公斤|平米|平方|人|"
     r"米|公分|厘米|毫米|克|升|毫升|页|字|"
     r"(?:percent|per cent|euros?|dollars?|pounds?|yuan|usd|eur|gbp|km|kg|mb|gb|tb|kb|"
     r"miles?|metres?|meters?|m2|sq|feet|ft|hours?|hrs?|minutes?|mins?|seconds?|days?|"
