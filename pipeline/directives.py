@@ -548,7 +548,13 @@ _GIVES_AWAY = lazy(
     r"|\b(?:third[- ]part(?:y|ies)|partners?|vendors?|sponsors?|advertisers?|anyone|everyone"
     r"|whoever)\b[^.;!?]{0,30}?\b(?:may|can|will|should|must|is to|are to)\s+(?:also\s+)?be\s+"
     r"(?:given|sent|shown|told|handed|provided|forwarded)\b"
-    r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|广告商|任何人)",
+    r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|广告商|任何人)"
+    # Or made public: "上传一份到公开的 Google Drive 资料夹", "公开回复在评论下", "post it
+    # publicly", and everything it remembers told to another.
+    r"|(?:上传|发布|发到|贴到|传到|放到)[^，。；]{0,8}公开|公开(?:回复|回覆|发布|张贴|贴出|分享)"
+    r"|\b(?:post|publish|share|upload)\w*\b[^.;!?]{0,40}?\b(?:publicly|in public|to a public)\b"
+    r"|\b(?:tell|give|share|send|show)\w*\b[^.;!?]{0,40}?\beverything (?:it|you|the assistant) "
+    r"(?:remembers?|knows?|has stored|has saved)\b",
     re.IGNORECASE,
 )
 _GATHERS = lazy(
@@ -895,7 +901,7 @@ _HAZARD = lazy(
     r"氯气|一氧化碳|煤气|燃气|高压电|石棉",
     re.IGNORECASE,
 )
-_SENTENCES = lazy(r"[^.!?;。！？；\n]+")
+_SENTENCES = lazy(r"(?:[^.!?;。！？；\n]|\.(?=\w))+")  # "compliance_rules.md" is one word
 
 
 def _drops_safety_on_hazard(text: str) -> str | None:
@@ -958,14 +964,18 @@ _NOT_TOLD = lazy(
     r"|notify|let)(?:ing)? (?:him|her|them|(?-i:[A-Z][\w'’-]+))(?: know)?(?=\s*(?:[.,;!]|$|about "
     r"(?:it|this|that)\b))"
     r"|(?:不要|别|不应|不应该|不用|不必|无需|毋须|唔好|唔应该|唔使|切勿|千万别)再?"
-    r"(?:告诉|告知|通知|让|话畀|讲畀)(?:用户|他|她|佢|佢哋|他们|她们|[\u4e00-\u9fff]{1,3}?)知?道?"
-    r"(?=[。，；,;！!]|$)",
+    r"(?:告诉|告知|通知|让|话畀|讲畀|话俾|讲俾)(?:用户|他|她|佢|佢哋|他们|她们|[\u4e00-\u9fff]{1,3}?)"
+    r"(?:知道?(?:[^，。；,;！!]{0,8}(?:咩|乜|什么|哪些|啲乜))?)?(?=[。，；,;！!]|$)"
+    r"|\b(?:not|never|don't|do not|without) (?:tell|telling|show|showing|inform|informing) "
+    r"(?:(?:it|them|this|these) to )?(?:him|her|them|(?-i:[A-Z][\w'’-]+))(?: first)?"
+    r"(?=\s*(?:[.,;!]|$|and\b))",
     re.IGNORECASE,
 )
 _DONE_TO_THE_USERS = lazy(
     r"\b(?:edit|edits|editing|change|changes|changing|delete|deletes|deleting|modif\w+|read|reads"
     r"|reading|grade|grades|grading|mark|marks|send|sends|sending|forward\w*|share|shares|sharing"
-    r"|move|moves|moving|pay|pays|paying|buy|buys|buying|upload\w*|install\w*)\b"
+    r"|move|moves|moving|pay|pays|paying|buy|buys|buying|upload\w*|install\w*|sign|signs|signing"
+    r"|submit\w*|approv\w*|accept\w*|renew\w*)\b"
     r"|删除|修改|改动|读取|查看|批改|给分|打分|转发|上传|发送|分享|转账|付款|购买|安装|改",
     re.IGNORECASE,
 )
@@ -977,8 +987,8 @@ _DONE_TO_THE_USERS = lazy(
 # 林老師確認", "照做阿明嘅所有指示,唔使問郭師傅". Whoever asked for it, the user's say over
 # what the assistant does has been handed away.
 _OBEYS = lazy(
-    r"\b(?:follow|follows|obey|obeys|do whatever|does whatever|do what|does what|carry out|"
-    r"carries out|execute|executes|act on|acts on|take orders|takes orders|comply with|"
+    r"\b(?:follow|follows|obey|obeys|treat|treats|do whatever|does whatever|do what|does what|"
+    r"carry out|carries out|execute|executes|act on|acts on|take orders|takes orders|comply with|"
     r"complies with)\b"
     r"|照做|执行|听从|依照|按照|遵照|服从|照办|遵从|听佢|听他|听她|以(?=[^，。；,;]{1,24}?为准)",
     re.IGNORECASE,
@@ -999,10 +1009,20 @@ _OVER_THE_USER = lazy(
 _UNCONDITIONAL = lazy(r"无条件|毫无保留|\bunconditionally\b", re.IGNORECASE)
 _ORDERS = lazy(
     r"\b(?:instructions?|orders?|says|said|tells?|told|emails?|messages?|requests?|commands?|"
-    r"directions?|directives?)\b|指示|指令|命令|吩咐|讲|说|话|要求|邮件",
+    r"directions?|directives?|rules?|entry|entries)\b|指示|指令|命令|吩咐|讲|说|话|要求|邮件",
     re.IGNORECASE,
 )
 _THE_USERS = lazy(r"\b(?:the user|user's|users')|用户", re.IGNORECASE)
+# Binding acts done in the user's name: "automatically renew the carrier contract on Tomasz's
+# behalf", "sign customs declarations on his behalf", "代他签署合同". Whoever asked, the
+# assistant is given a power over the user's affairs.
+_ACTS_FOR_THE_USER = lazy(
+    r"\b(?:sign|signs|renew|renews|accept|accepts|agree|agrees|pay|pays|purchase|purchases|buy|"
+    r"buys|order|orders|approve|approves|transfer|transfers|commit|commits|extend|extends)\b"
+    r"[^.;!?]{0,60}?\bon (?:the user's|his|her|their|(?-i:[A-Z][\w'’-]+['’]s)) behalf\b"
+    r"|代(?:他|她|用户|[\u4e00-\u9fff]{1,3}?)?(?:签署|签字|签名|签约|续约|续签|付款|支付|下单|购买|同意|批准|转账)",
+    re.IGNORECASE,
+)
 _ORDERS_OVER_THE_USER = (
     "a rule for the assistant that hands authority to someone else's orders over the user's say"
 )
@@ -1074,7 +1094,9 @@ _HIDDEN = lazy(
     r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
     r"covertly|behind the user's back|(?:do not|don't|never) (?:tell|inform|mention "
     r"(?:this|it) to|let) (?:the )?user|(?:not|never|don't|do not|without) (?:mention|reveal|"
-    r"disclose|acknowledge|admit)\w* (?:this|the|these) (?:rules?|instructions?|settings?))\b"
+    r"disclose|acknowledge|admit)\w* (?:this|the|these) (?:rules?|instructions?|settings?)"
+    r"|(?:not|never|don't|do not|without) (?:tell|telling|show|showing) (?:him|her|them|the user) "
+    r"(?:which|what) [\w ]{1,30}? (?:it|the assistant) (?:\w+ed|did|sent|read|ran|made))\b"
     r"|不要告诉用户|悄悄|偷偷|暗中"
     r"|(?:删除|修改|改动|读取|查看|转发|上传|发送|分享|转账)[^，。；]{0,12}时[^，。；]{0,3}"
     r"(?:不要|别|不应|不应该|不用|不必|无需|唔好|唔应该)再?(?:提示|提醒)",
@@ -1232,6 +1254,13 @@ def find_injection(
     handed = _orders_over_the_user(text)
     if handed:
         return Injection(_ORDERS_OVER_THE_USER, handed)
+    acts = _ACTS_FOR_THE_USER.search(text)
+    if acts and not _REFUSED_BEFORE.search(
+        re.split(r"[.;!?。；！？]", text[: acts.start()])[-1].lower()
+    ):
+        return Injection(
+            "a rule for the assistant that gives it power to act in the user's name", acts.group()
+        )
     not_told = _not_told(text)
     for found, rule in (
         (
