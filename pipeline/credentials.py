@@ -1183,6 +1183,23 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
     groups = list(_QUOTED_HAN_WORDS.finditer(text, start, end))
     if sum(len(_HAN_WORD_SPLIT.split(g.group(1))) for g in groups) >= MIN_NAMED_PHRASE_WORDS:
         yield from (Finding("recovery phrase", g.start(1), g.end(1)) for g in groups)
+    # Or one quoted list character at a time, a whole phrase of them ("一月“贷”、二月“惨”…").
+    singles = [m for m in _QUOTED_HAN_CHAR.finditer(text, start, end) if m.group(1) in _bip39_han()]
+    if len(singles) >= MIN_PHRASE_WORDS:
+        yield from (Finding("recovery phrase", m.start(1), m.end(1)) for m in singles)
+    # Or each word by its first four letters, which are all a BIP-39 word needs ("much fit
+    # weir resi avoi job call dign …").
+    shortened = _bip39_shortened()
+    short_run: list[re.Match[str]] = []
+    for word in [*_WORD.finditer(text, start, end), None]:
+        if word is not None and word.group().lower() in shortened:
+            gap = text[short_run[-1].end() : word.start()] if short_run else ""
+            if not short_run or _NAMED_GAP.match(gap):
+                short_run.append(word)
+                continue
+        if len(short_run) >= MIN_PHRASE_WORDS:
+            yield Finding("recovery phrase", short_run[0].start(), short_run[-1].end())
+        short_run = [word] if word is not None and word.group().lower() in shortened else []
     # Four or more lower-case words, none of them a function word, that a link a few
     # characters after the noun gives as its value and that end the clause ("助记词的前六个
     # 字是 canyon drift pillow saddle ember lotus", "seed phrase starts 'orbit canvas mellow
@@ -1209,6 +1226,24 @@ _QUOTED_HAN_WORDS = lazy(
     r"[\"'“‘「『]((?:[\u4e00-\u9fff]{1,4}[ \u3000,，、]+){2,}[\u4e00-\u9fff]{1,4})[\"'”’」』]"
 )
 _HAN_WORD_SPLIT = lazy(r"[ \u3000,，、]+")
+_QUOTED_HAN_CHAR = lazy(r"[\"'“‘「『]([\u4e00-\u9fff])[\"'”’」』]")
+
+
+@cache
+def _bip39_han() -> frozenset[str]:
+    """The characters of the Chinese BIP-39 lists, in Simplified characters."""
+    return frozenset(_bip39_list("chinese_simplified")) | frozenset(
+        _bip39_list("chinese_traditional")
+    )
+
+
+@cache
+def _bip39_shortened() -> frozenset[str]:
+    """The English BIP-39 words as they may be written shortened: the first four letters of
+    each, and every word of four letters or fewer whole."""
+    return frozenset(w[:4] for w in _bip39_words())
+
+
 _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
 _LINKED_RUN = lazy(
     r"(?:[:：=]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"

@@ -1878,3 +1878,26 @@ def test_a_security_answer_after_a_long_question() -> None:
         "The answer Ingrid set for her bank's 'name of your first pet' security question is 'Pøl'."
     )
     assert [text[f.start : f.end] for f in find_secrets(text)] == ["Pøl"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "钱包助记词按月份写在台历上：一月“贷”、二月“惨”、三月“佳”、四月“拟”、五月“训”、六月“败”、"
+            "七月“蒸”、八月“虎”、九月“捅”、十月“促”、十一月“份”、十二月“声”。",
+            True,
+        ),
+        (
+            "His wallet seed, first four letters of each word: much fit weir resi avoi job call"
+            " dign bori rada vers sadd.",
+            True,
+        ),
+        ("她的钱包里放着“身份证”、“驾照”、“银行卡”、“会员卡”、“现金”、“照片”。", False),
+        ("His wallet seed card is in the safe; he never takes it on trips.", False),
+    ],
+)
+def test_a_phrase_one_quoted_character_or_four_letters_at_a_time(text: str, found: bool) -> None:
+    """Twelve list characters quoted one by one, or twelve words by their first four letters
+    (all a BIP-39 word needs), after a recovery noun are a phrase."""
+    assert bool(find_secrets(text)) is found
