@@ -3726,6 +3726,10 @@ _OPENING = lazy(
     re.IGNORECASE,
 )
 _SENTENCE = lazy(r"[^.!?。！？\n]+")
+# A pattern is drawn whatever the words for its strokes ("unlock pattern is a 'Z': across
+# the top row, diagonally down to the bottom-left dot, then across the bottom row").
+_PATTERN_NOUN = lazy(r"\bpatterns?\b|图案|圖案|手势|手勢", re.IGNORECASE)
+_UNLOCK = lazy(r"\bunlock\w*|\block ?screen|解锁|解鎖|锁屏|鎖屏", re.IGNORECASE)
 # Or a code's noun before the places: "单元门的密码是在九宫格上依次按左上、正中、右下、右上".
 _GRID_CODE_NOUN = lazy(
     r"\b(?:code|pin|passcode|password|pattern)\b|密码|密碼|图案|圖案|手势|手勢", re.IGNORECASE
@@ -3752,7 +3756,10 @@ def _grid_places(text: str) -> Iterator[Finding]:
             or _GRID_CODE_NOUN.search(text, sentence.start(), places[0].start())
         ):
             continue
-        if _PRESSED_OR_DRAWN.search(text, sentence.start(), places[-1].start()):
+        drawn = _PATTERN_NOUN.search(text, sentence.start(), places[0].start()) and _UNLOCK.search(
+            text, sentence.start(), places[0].start()
+        )
+        if drawn or _PRESSED_OR_DRAWN.search(text, sentence.start(), places[-1].start()):
             end = len(sentence.group().rstrip(" ,，;；:：)）\"'”’")) + sentence.start()
             yield Finding("keys told by their places", places[0].start(), end)
 
@@ -3826,6 +3833,10 @@ _PLACE = lazy(
     re.IGNORECASE,
 )
 _PLACES_SENTENCE = lazy(r"[^.!?。！？\n]+")
+# A pattern is drawn whatever the words for its strokes ("unlock pattern is a 'Z': across
+# the top row, diagonally down to the bottom-left dot, then across the bottom row").
+_PATTERN_NOUN = lazy(r"\bpatterns?\b|图案|圖案|手势|手勢", re.IGNORECASE)
+_UNLOCK = lazy(r"\bunlock\w*|\block ?screen|解锁|解鎖|锁屏|鎖屏", re.IGNORECASE)
 
 
 def _digits_by_place(text: str) -> Iterator[Finding]:

@@ -1781,6 +1781,12 @@ def test_redacting_twice_changes_nothing_where_a_value_runs_into_a_marker(text: 
         ),
         ("她的手机解锁图案是从左上角划到右下角再到左下角。", ["左上角划到右下角再到左下角"]),
         ("单元门的密码是在九宫格上依次按左上、正中、右下、右上。", ["左上、正中、右下、右上"]),
+        (
+            "Her unlock pattern is a 'Z': across the top row, diagonally down to the"
+            " bottom-left dot, then across the bottom row.",
+            ["top row, diagonally down to the bottom-left dot, then across the bottom row"],
+        ),
+        ("The quilt pattern opens with the top-left corner and the bottom-right corner.", []),
         ("To open the menu, press the top-left button.", []),  # one place is a button
         ("User's desk is by the top-left window, which opens onto the bottom-right yard.", []),
         ("中间那排座位靠右上角的窗,开会时她坐左下角。", []),  # places, nothing pressed or drawn
