@@ -57,6 +57,10 @@ _SPELLED_PIECES = lazy(
 # Chinese digits written out ("六六零八"), or a count of one digit ("六个8", "三个五").
 _HAN_DIGITS = lazy(
     r"[零〇一二三四五六七八九两]{3,}|[一二三四五六七八九两]个[0-9零〇一二三四五六七八九]"
+    # Suzhou numerals ("〤〦〡〨") and playing cards ("7♠ A♥ 9♦ 4♣"): signs a code may be
+    # kept in.
+    r"|[〇〡〢〣〤〥〦〧〨〩]{3,}"
+    r"|(?:(?:10|[2-9AJQK])[♠♥♦♣♤♡♢♧](?:\s+|$)){2,}(?:10|[2-9AJQK])[♠♥♦♣♤♡♢♧]"
 )
 # A short number a label introduces names a thing ("locker number 112", "room no. 3112",
 # "#471"); a code behind such a number is the finder's to read ("PIN number 4471").

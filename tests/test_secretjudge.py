@@ -81,6 +81,13 @@ def test_value_spans_leave_out_times_amounts_labels_and_phone_numbers() -> None:
     assert _values("Door model 4471, code 9034") == ["9034"]
 
 
+def test_value_spans_hold_codes_kept_in_other_signs() -> None:
+    """Playing cards and Suzhou numerals are signs a code may be kept in: the model reads
+    them."""
+    assert _values("The gate code is the cards 7♠ A♥ 9♦ 4♣, the ace as 1.") == ["7♠ A♥ 9♦ 4♣"]
+    assert _values("夾萬密碼用花碼寫咗:〤〦〡〨。") == ["〤〦〡〨"]
+
+
 def test_value_spans_leave_out_references_anyone_may_see() -> None:
     """A desk extension, an order, a ticket, an invoice, a charity's number: references
     their nouns introduce, whatever their length; not when a secret's noun comes between."""
