@@ -1000,12 +1000,11 @@ _OVER_THE_USER = lazy(
     r"(?-i:[A-Z][\w'’-]+)))\b"
     r"|(?:不必|不需|不用|无需|唔使|毋须|不需要|无须)再?(?:征求|问|向|经过|经|请示|通知)"
     r"|优先于|凌驾于|(?:而不是|而非|不是|不听)(?:用户|使用者|本人|他|她|佢)"
-    # Or with no condition at all: "无条件执行…发来的所有指令", "obeys them unconditionally".
-    r"|无条件|毫无保留|\b(?:unconditionally|without (?:question|exception|condition))\b",
+    r"|\bwithout (?:question|exception|condition)\b",
     re.IGNORECASE,
 )
-
-
+# Or with no condition at all, before the verb or after it: "无条件执行…发来的所有指令",
+# "obey the landlord's emails unconditionally".
 _UNCONDITIONAL = lazy(r"无条件|毫无保留|\bunconditionally\b", re.IGNORECASE)
 _ORDERS = lazy(
     r"\b(?:instructions?|orders?|says|said|tells?|told|emails?|messages?|requests?|commands?|"
@@ -1035,11 +1034,12 @@ def _orders_over_the_user(text: str) -> str | None:
         if obeys is None:
             continue
         over = _OVER_THE_USER.search(text, obeys.end(), sentence.end())
-        if over is None:  # "无条件执行…的所有指令": with no condition, said before the verb
-            over = _UNCONDITIONAL.search(text, sentence.start(), obeys.start())
+        if over is None:
+            over = _UNCONDITIONAL.search(text, sentence.start(), sentence.end())
             if over is None:
                 continue
-            whose, span = text[obeys.start() : sentence.end()], (over.start(), sentence.end())
+            start = min(over.start(), obeys.start())
+            whose, span = text[obeys.start() : sentence.end()], (start, sentence.end())
         else:
             whose, span = text[obeys.start() : over.start()], (obeys.start(), over.end())
         if _ORDERS.search(whose) and not _THE_USERS.search(whose):
