@@ -605,8 +605,7 @@ def screen_judged(
     # answered, not talk about the conversation ("助手称呼用户为“何老师”", asked for, reads
     # like small talk); a memory about the user that names the assistant may still be talk.
     if (
-        verdict.label in ("injection", "small_talk")
-        and (verdict.label == "injection" or subject == "assistant")
+        (verdict.label == "injection" or (verdict.label == "small_talk" and subject == "assistant"))
         and rule
         and user_text is not None
         and (

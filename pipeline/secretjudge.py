@@ -102,7 +102,7 @@ _NETWORK_NAME = lazy(
     r"\s*[\"'“‘「『]?$",
     re.IGNORECASE,
 )
-_SECRET_IN_GAP = lazy(
+_SECRET_BEFORE = lazy(
     r"\b(?:pin|code|pass\w*|key|secret|otp|token|account|iban|card)\b|密码|密碼|验证码|驗證碼|账号|帳號",
     re.IGNORECASE,
 )
@@ -159,7 +159,7 @@ def _public_number(text: str, start: int) -> bool:
     if m is None:
         return False
     clause = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
-    return not _SECRET_IN_GAP.search(text, max(clause, start - 64), start)
+    return not _SECRET_BEFORE.search(text, max(clause, start - 64), start)
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:
