@@ -529,7 +529,7 @@ _OUTBOUND = (
     (re.compile(r"\{\{?\s*[\w.]+\s*\}\}?"), "a template placeholder"),
     (
         re.compile(
-            r"\b(?:wire|transfer|send|deposit|pay|remit)\w*\b.{0,40}\b(?:funds|money|payment|"
+            r"\b(?:wir(?:e|ing)|transfer|send|deposit|pay|remit)\w*\b.{0,40}\b(?:funds|money|payment|"
             r"bitcoin|btc|crypto|account|wallet)\b|(?:转账|汇款|打款|转钱)(?:到|给|至)|汇到"
             r"|(?:转|汇|存|打)(?:到|入|进).{0,12}(?:账|户)",
             re.IGNORECASE,
@@ -1005,7 +1005,9 @@ _OVER_THE_USER = lazy(
     r"(?-i:[A-Z][\w'’-]+)))\b"
     r"|(?:不必|不需|不用|无需|唔使|毋须|不需要|无须)再?(?:征求|问|向|经过|经|请示|通知)"
     r"|优先于|凌驾于|(?:而不是|而非|不是|不听)(?:用户|使用者|本人|他|她|佢)"
-    r"|\bwithout (?:question|exception|condition)\b",
+    r"|\bwithout (?:question|exception|condition)\b"
+    r"|\bas if (?:they|it|those|these) (?:came|come|were|was) (?:from )?(?:the user|him|her|them|"
+    r"(?-i:[A-Z][\w'’-]+))\b",
     re.IGNORECASE,
 )
 # Or with no condition at all, before the verb or after it: "无条件执行…发来的所有指令",
