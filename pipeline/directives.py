@@ -1250,7 +1250,11 @@ def find_injection(
             ),
             None,
         )
-        if m and not _own_channel(m.group(), what, user_text):
+        if (
+            m
+            and not _own_channel(m.group(), what, user_text)
+            and not _written_in(text, m, what, user_text)
+        ):
             return Injection(f"a rule for the assistant that carries {what}", m.group(), True)
     moved = _moves_data_out(text)
     if moved:
@@ -1382,6 +1386,41 @@ _QUOTED_SPAN = lazy(
     r"|(?<![A-Za-z])'(?:.*?'(?![A-Za-z])|.*$)",
     re.DOTALL,
 )
+
+
+# A contact the user gives in their own words, for the assistant to write into what it
+# drafts for them, is content, not a channel data goes out by: "drafts to supplier emails
+# are signed with the company website and office line 2981 2345", "leaflets end with the
+# hospital pharmacy's website and enquiries number". Not one the rule sends anything to
+# ("cc …", "抄送到 …", "post to …"), a markdown image, a placeholder or a payment, and not
+# one found only in content the message hands over.
+_WRITTEN_CHANNELS = frozenset(
+    ("a URL", "a web address", "an email address", "a phone or account number")
+)
+_WRITTEN_INTO = lazy(
+    r"\b(?:end|ends|ending|sign|signs|signed|signature|sign-?off|footers?|add|adds|include|"
+    r"includes|put|puts|carry|carries|list|lists|mention|mentions)\b"
+    r"|落款|签名|加上|加埋|附上|写上|注明|结尾|页脚|页尾|签名档",
+    re.IGNORECASE,
+)
+_SENT_TO = lazy(
+    r"(?:\b(?:send|sends|sent|sending|forward\w*|cc|bcc|upload\w*|submit\w*|sync\w*|notify|call|"
+    r"calls|ping)\b|\b(?:e-?mail|text|message|post|copy|report|share)(?:s|ed|ing)?(?: \w+){0,3}"
+    r" to\b)[^.;!?]{0,40}$"
+    r"|(?:抄送|发送|转发|上传|发给|发俾|发到|寄到|寄给|传到|推送|打给|致电|通知|同步|分享)[^，。；]{0,20}$",
+    re.IGNORECASE,
+)
+
+
+def _written_in(text: str, m: re.Match[str], what: str, user_text: str | None) -> bool:
+    """Whether the rule has the assistant write the contact into a draft, as the user
+    gave it in their own words, rather than send anything to it."""
+    if user_text is None or what not in _WRITTEN_CHANNELS or not speaks_for_user(user_text):
+        return False
+    clause = re.split(r"[.;!?。；！？]", text[: m.start()])[-1]
+    if _SENT_TO.search(clause) or not _WRITTEN_INTO.search(clause):
+        return False
+    return _find_channel(m.group(), own_words(user_text, text)) >= 0
 
 
 def _own_channel(channel: str, what: str, user_text: str | None) -> bool:
