@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -436,13 +437,20 @@ CACHED_CHARS = 500
 CACHED_TEXTS = 32_768
 
 
-# Fullwidth digits and Latin letters (U+FF10 to U+FF5A) read as their ASCII selves, and
-# Traditional Chinese as Simplified; each maps to one character, so every span found in the
+# Fullwidth digits and Latin letters (U+FF10 to U+FF5A) read as their ASCII selves, and so
+# is every other digit Unicode writes as one (circled "②", superscript "⁸", mathematical bold
+# U+1D7CE: a number kept in them "so it won't look like a number" is still one); Traditional
+# Chinese is read as Simplified. Each maps to one character, so every span found in the
 # mapped text is the same span of the text.
 _FULLWIDTH = {
     code: code - 0xFEE0
     for first, last in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
     for code in range(first, last + 1)
+} | {
+    code: ord(normal)
+    for first, last in ((0xB2, 0xB9), (0x2070, 0x2089), (0x2460, 0x24FF), (0x1D7CE, 0x1D7FF))
+    for code in range(first, last + 1)
+    if len(normal := unicodedata.normalize("NFKC", chr(code))) == 1 and normal.isdigit()
 }
 
 

@@ -1907,3 +1907,19 @@ def test_a_phrase_one_quoted_character_or_four_letters_at_a_time(text: str, foun
     """Twelve list characters quoted one by one, or twelve words by their first four letters
     (all a BIP-39 word needs), after a recovery noun are a phrase."""
     assert bool(find_secrets(text)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "Priya keeps her Aadhaar as superscripts, ⁸⁴⁸⁶ ⁸⁷⁰⁴ ³⁵⁸⁹, in her phone.",
+            "⁸⁴⁸⁶ ⁸⁷⁰⁴ ³⁵⁸⁹",
+        ),
+        ("His fødselsnummer in bold maths digits: 𝟎𝟗𝟎𝟐𝟖𝟗𝟒𝟕𝟒𝟔𝟗.", "𝟎𝟗𝟎𝟐𝟖𝟗𝟒𝟕𝟒𝟔𝟗"),
+        ("门禁密码是 ④④⑦①", "④④⑦①"),
+    ],
+)
+def test_digits_unicode_writes_otherwise_are_digits(text: str, value: str) -> None:
+    """A number kept in circled, superscript or mathematical digits is read as the number."""
+    assert value in [text[f.start : f.end] for f in find_secrets(text)]
