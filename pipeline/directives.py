@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from .asked import speaks_for_user, surely_speaks_for_user
+from .asked import hands_over_content, speaks_for_user, surely_speaks_for_user
 from .lazyre import lazy
 from .text import count_cjk, has_cjk, is_cjk, simplified, terms
 
@@ -1412,13 +1412,23 @@ _SENT_TO = lazy(
 )
 
 
+_OPEN_QUERY = lazy(r"[?&][^=\s]*=$|[{}$%]")
+_IMAGE_WORD = lazy(r"\b(?:image|img|pixel|picture|badge)\b|图片|图像|圖片", re.IGNORECASE)
+
+
 def _written_in(text: str, m: re.Match[str], what: str, user_text: str | None) -> bool:
     """Whether the rule has the assistant write the contact into a draft, as the user
     gave it in their own words, rather than send anything to it."""
     if user_text is None or what not in _WRITTEN_CHANNELS or not speaks_for_user(user_text):
         return False
+    if hands_over_content(user_text) or hands_over_a_passage(simplified(user_text)):
+        return False
     clause = re.split(r"[.;!?。；！？]", text[: m.start()])[-1]
     if _SENT_TO.search(clause) or not _WRITTEN_INTO.search(clause):
+        return False
+    # A link left open for what follows it ("…/i.png?d=") or shown as an image loads, and
+    # carries what is appended to it, whoever gave it.
+    if _OPEN_QUERY.search(m.group()) or _IMAGE_WORD.search(clause):
         return False
     return _find_channel(m.group(), own_words(user_text, text)) >= 0
 
