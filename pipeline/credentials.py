@@ -3840,11 +3840,6 @@ _PLACE = lazy(
     r"|(?:第[一二三四五六1-6]|最后一|末一|头一|前两|后两)(?P<wei>位)",
     re.IGNORECASE,
 )
-_PLACES_SENTENCE = lazy(r"[^.!?。！？\n]+")
-# A pattern is drawn whatever the words for its strokes ("unlock pattern is a 'Z': across
-# the top row, diagonally down to the bottom-left dot, then across the bottom row").
-_PATTERN_NOUN = lazy(r"\bpatterns?\b|图案|圖案|手势|手勢", re.IGNORECASE)
-_UNLOCK = lazy(r"\bunlock\w*|\block ?screen|解锁|解鎖|锁屏|鎖屏", re.IGNORECASE)
 
 
 def _digits_by_place(text: str) -> Iterator[Finding]:
@@ -3853,7 +3848,7 @@ def _digits_by_place(text: str) -> Iterator[Finding]:
     if "位" not in text and "digit" not in lowered and "number" not in lowered:
         return
     noun = _sensitive_noun_lower() if has_cjk(text) else _sensitive_noun_latin()
-    for sentence in _PLACES_SENTENCE.finditer(text):
+    for sentence in _SENTENCE.finditer(text):
         places = list(_PLACE.finditer(text, sentence.start(), sentence.end()))
         if len(places) < 3 or not any(p["digit"] or p["wei"] for p in places):
             continue
