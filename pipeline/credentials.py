@@ -1135,10 +1135,15 @@ def _recovery_phrases(text: str) -> Iterator[Finding]:
 
 
 def _list_runs(
-    text: str, words: Iterator[re.Match[str]], gap: re.Pattern[str], minimum: int
+    text: str,
+    words: Iterator[re.Match[str]],
+    gap: re.Pattern[str],
+    minimum: int,
+    wordlist: frozenset[str] | None = None,
 ) -> Iterator[Finding]:
-    """Runs of `minimum` or more BIP-39 words among `words`, with only `gap` between them."""
-    wordlist = _bip39_words()
+    """Runs of `minimum` or more words of `wordlist` (the BIP-39 words unless given) among
+    `words`, with only `gap` between them."""
+    wordlist = _bip39_words() if wordlist is None else wordlist
     run: list[re.Match[str]] = []
     for m in [*words, None]:
         if m is not None and m.group().lower() in wordlist:
@@ -1197,17 +1202,8 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
         yield from (Finding("recovery phrase", m.start(1), m.end(1)) for m in singles)
     # Or each word by its first four letters, which are all a BIP-39 word needs ("much fit
     # weir resi avoi job call dign …").
-    shortened = _bip39_shortened()
-    short_run: list[re.Match[str]] = []
-    for word in [*_WORD.finditer(text, start, end), None]:
-        if word is not None and word.group().lower() in shortened:
-            gap = text[short_run[-1].end() : word.start()] if short_run else ""
-            if not short_run or _NAMED_GAP.match(gap):
-                short_run.append(word)
-                continue
-        if len(short_run) >= MIN_PHRASE_WORDS:
-            yield Finding("recovery phrase", short_run[0].start(), short_run[-1].end())
-        short_run = [word] if word is not None and word.group().lower() in shortened else []
+    shortened = _WORD.finditer(text, start, end)
+    yield from _list_runs(text, shortened, _NAMED_GAP, MIN_PHRASE_WORDS, _bip39_shortened())
     # Four or more lower-case words, none of them a function word, that a link a few
     # characters after the noun gives as its value and that end the clause ("助记词的前六个
     # 字是 canyon drift pillow saddle ember lotus", "seed phrase starts 'orbit canvas mellow
@@ -2695,7 +2691,6 @@ def _random_tokens(text: str) -> Iterator[Finding]:
             if text.endswith("://", 0, start) and _HOST.fullmatch(part.group()):
                 continue  # a web address's host is public: "https://class703.lin-teach.tw"
             if _looks_random(token):
-                start = m.start() + part.start()
                 yield Finding("random-looking token", start, start + len(part.group()))
 
 
@@ -3806,10 +3801,7 @@ def _listed_codes(text: str) -> Iterator[Finding]:
     """A code told as a list of short signs after its noun (or after "opens by turning")."""
     if not any(ch in text for ch in ",，、;:：") and " as " not in text:
         return
-    lowered = _lower_in_place(text)
-    nouns = (_sensitive_noun_lower() if has_cjk(text) else _sensitive_noun_latin()).finditer(
-        lowered
-    )
+    nouns = _noun_matches(text)
     starts = [m.end() for m in nouns] + [m.end() for m in _OPENED_BY_TURNING.finditer(text)]
     for start in starts:
         line_end = text.find("\n", start)
@@ -3847,12 +3839,12 @@ def _digits_by_place(text: str) -> Iterator[Finding]:
     lowered = _lower_in_place(text)
     if "位" not in text and "digit" not in lowered and "number" not in lowered:
         return
-    noun = _sensitive_noun_lower() if has_cjk(text) else _sensitive_noun_latin()
+    nouns = _noun_matches(text)
     for sentence in _SENTENCE.finditer(text):
         places = list(_PLACE.finditer(text, sentence.start(), sentence.end()))
         if len(places) < 3 or not any(p["digit"] or p["wei"] for p in places):
             continue
-        if noun.search(lowered, sentence.start(), sentence.end()) is None:
+        if not any(sentence.start() <= n.start() < sentence.end() for n in nouns):
             continue
         end = len(sentence.group().rstrip(" ,，;；:：)）\"'”’")) + sentence.start()
         yield Finding("code told digit by digit", places[0].start(), end)
