@@ -712,6 +712,11 @@ _SAFEGUARD_WORDS = lazy(
 )
 
 
+def _sentence_before(text: str, at: int) -> str:
+    """The words of `text` from the start of its sentence up to `at`."""
+    return re.split(r"[.;!?。；！？]", text[:at])[-1]
+
+
 def refused_before(text: str, start: int) -> bool:
     """Whether the clause of `text` that leads up to `start` refuses what follows."""
     clause = re.split(r"[.;!?,:。；！？，：]", text[:start])[-1]
@@ -1266,9 +1271,7 @@ def find_injection(
     if handed:
         return Injection(_ORDERS_OVER_THE_USER, handed)
     acts = _ACTS_FOR_THE_USER.search(text)
-    if acts and not _REFUSED_BEFORE.search(
-        re.split(r"[.;!?。；！？]", text[: acts.start()])[-1].lower()
-    ):
+    if acts and not _REFUSED_BEFORE.search(_sentence_before(text, acts.start()).lower()):
         return Injection(
             "a rule for the assistant that gives it power to act in the user's name", acts.group()
         )
@@ -1423,7 +1426,7 @@ def _written_in(text: str, m: re.Match[str], what: str, user_text: str | None) -
         return False
     if hands_over_content(user_text) or hands_over_a_passage(simplified(user_text)):
         return False
-    clause = re.split(r"[.;!?。；！？]", text[: m.start()])[-1]
+    clause = _sentence_before(text, m.start())
     if _SENT_TO.search(clause) or not _WRITTEN_INTO.search(clause):
         return False
     # A link left open for what follows it ("…/i.png?d=") or shown as an image loads, and
