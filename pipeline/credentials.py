@@ -984,6 +984,12 @@ def _stdnum_long_names() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def _lower_identity_nouns() -> tuple[str, ...]:
+    """Every identity noun read in lower case: the table's and python-stdnum's long names."""
+    return (*_identity_modules(), *_stdnum_long_names())
+
+
+@cache
 def _stdnum_short_names() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
     """python-stdnum's short names, read in their own case, and the modules each names."""
     short = {name: found for name, found in _stdnum_names().items() if name != name.lower()}
@@ -1023,7 +1029,7 @@ def _identity_numbers(text: str) -> Iterator[Finding]:
     lowered = _lower_in_place(text)
     # Building the pattern costs more than looking for each noun once; most text has none.
     nouns: dict[tuple[int, int], tuple[tuple[str, ...], bool]] = {}
-    if any(noun in lowered for noun in (*_identity_modules(), *_stdnum_long_names())):
+    if any(noun in lowered for noun in _lower_identity_nouns()):
         pattern, modules = _identity_nouns()
         own = _identity_modules()
         for m in pattern.finditer(lowered):
