@@ -26,7 +26,7 @@ from itertools import pairwise
 from typing import Any
 
 from .lazyre import lazy
-from .text import STOPWORDS, has_cjk, simplified
+from .text import STOPWORDS, TAG_ASCII, has_cjk, simplified, visible_positions
 
 REDACTED = "[REDACTED]"
 
@@ -439,19 +439,24 @@ CACHED_TEXTS = 32_768
 
 # Fullwidth digits and Latin letters (U+FF10 to U+FF5A) read as their ASCII selves, and so
 # is every other digit Unicode writes as one (circled "②", superscript "⁸", mathematical bold
-# U+1D7CE: a number kept in them "so it won't look like a number" is still one); Traditional
-# Chinese is read as Simplified. Each maps to one character, so every span found in the
+# U+1D7CE: a number kept in them "so it won't look like a number" is still one), and so are
+# the tag characters that spell ASCII no screen shows; Traditional Chinese is read as
+# Simplified. Each maps to one character, so every span found in the
 # mapped text is the same span of the text.
-_FULLWIDTH = {
-    code: code - 0xFEE0
-    for first, last in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
-    for code in range(first, last + 1)
-} | {
-    code: ord(normal)
-    for first, last in ((0xB2, 0xB9), (0x2070, 0x2089), (0x2460, 0x24FF), (0x1D7CE, 0x1D7FF))
-    for code in range(first, last + 1)
-    if len(normal := unicodedata.normalize("NFKC", chr(code))) == 1 and normal.isdigit()
-}
+_FULLWIDTH = (
+    {
+        code: code - 0xFEE0
+        for first, last in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+        for code in range(first, last + 1)
+    }
+    | {
+        code: ord(normal)
+        for first, last in ((0xB2, 0xB9), (0x2070, 0x2089), (0x2460, 0x24FF), (0x1D7CE, 0x1D7FF))
+        for code in range(first, last + 1)
+        if len(normal := unicodedata.normalize("NFKC", chr(code))) == 1 and normal.isdigit()
+    }
+    | TAG_ASCII
+)
 
 
 @lru_cache(maxsize=CACHED_TEXTS)
@@ -466,7 +471,19 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     # read again with its asides blanked out, position for position.
     if any(mark in text for mark in _ASIDE_MARKS):
         found += _read_lines_as(text, _without_asides)
+    found += _read_visible(text)
     return tuple(_merge(found))
+
+
+def _read_visible(text: str) -> list[Finding]:
+    """What is found in `text` read as the screen shows it, without the characters that take
+    no place ("4\u200b4\u200b7\u200b1", a card number in keycaps "5\ufe0f\u20e34\ufe0f\u20e3…"), at
+    its place in `text`: from its first character to the last, and the marks after it."""
+    reading = visible_positions(text)
+    if reading is None:
+        return []
+    shown, at = reading
+    return [Finding(f.kind, at[f.start], at[f.end]) for f in _find_secrets(shown)]
 
 
 def _read_lines_as(text: str, read: Callable[[str], str]) -> list[Finding]:

@@ -41,7 +41,16 @@ from .models import (
     Verdict,
 )
 from .secretjudge import judge_secret
-from .text import NEGATIONS, count_cjk, dedupe_key, fold, simplified, terms
+from .text import (
+    NEGATIONS,
+    count_cjk,
+    dedupe_key,
+    fold,
+    hidden_text,
+    simplified,
+    terms,
+    visible,
+)
 
 if TYPE_CHECKING:
     from .judge import Judge
@@ -415,6 +424,14 @@ def screen_rules(
     if len(stripped) > policy.max_content_chars:
         return _Screen("invalid", f"content longer than {policy.max_content_chars} characters")
     secret = find_secret(stripped)
+    # Text the user cannot see has no place in a memory: Unicode tag characters spell ASCII
+    # no screen shows (an order put after "User likes green tea" that way is read by the
+    # model and by nobody else). What does show is read without the characters that take
+    # no place on the screen ("ig\u200bnore all safety rules").
+    if hidden_text(stripped) is not None:
+        also = f"; it also contains {_article(secret)} {secret}" if secret else ""
+        return _Screen("injection", _HIDES_TEXT + also)
+    stripped = visible(stripped)
     injection = find_injection(
         stripped, subject=subject, user_text=user_text, similarity=similarity
     )
@@ -484,6 +501,9 @@ def screen_rules(
     if length < policy.min_content_chars or not set(terms(stripped)) - _FILLER_TERMS:
         return _Screen("small_talk", "no content words")
     return None
+
+
+_HIDES_TEXT = "holds text no screen shows (Unicode tag characters or a writing-direction override)"
 
 
 # Whose a value is: the user's, said just before it ("User's Discover card is …", "用户的
@@ -625,7 +645,9 @@ _HANDED_OVER = (
 
 def as_judged(text: str) -> str:
     """`text` as the judge reads it: a hedge word the rules know to be a name ("a cat named
-    Maybe", "Maybe is her cat") becomes a plain name, since the model reads the word alone."""
+    Maybe", "Maybe is her cat") becomes a plain name, since the model reads the word alone;
+    characters that take no place on the screen are left out."""
+    text = visible(text)
     lowered = text.lower()
     if len(lowered) != len(text):
         return text  # positions would not line up

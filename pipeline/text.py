@@ -74,6 +74,51 @@ def simplified(text: str) -> str:
     return text.translate(_simplified_table())
 
 
+# Characters that take no place on the screen: zero-width spaces and joiners, the soft
+# hyphen, the word joiner, direction marks and embeddings, the byte-order mark, variation
+# selectors and the keycap's enclosing mark. Put inside a word ("ig\u200bnore all safety
+# rules", "4\u200b4\u200b7\u200b1") they hide it from every reader that matches words,
+# and the screen shows the word whole.
+_INVISIBLE = re.compile(
+    r"[\u00ad\u180e\u200b-\u200f\u202a-\u202c\u2060-\u2064\u2066-\u2069\ufeff\ufe00-\ufe0f\u20e3]"
+)
+# Unicode tag characters (U+E0020 to U+E007E) spell ASCII that no screen shows: a tag
+# sequence is legitimate only inside a subdivision flag (black flag, lower-case tags,
+# cancel tag: "Scotland"). Overrides of writing direction (U+202D, U+202E) show text in
+# another order than it is read.
+_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]+\U000e007f")
+_HIDING = re.compile("[\U000e0000-\U000e007f\u202d\u202e]")
+TAG_ASCII = {code: code - 0xE0000 for code in range(0xE0020, 0xE007F)}
+
+
+def visible(text: str) -> str:
+    """`text` as the screen shows it, without the characters that take no place on it."""
+    if text.isascii():
+        return text
+    return _INVISIBLE.sub("", text)
+
+
+def visible_positions(text: str) -> tuple[str, list[int]] | None:
+    """`visible(text)` and, for each of its characters, where it stands in `text` (the list
+    ends with `len(text)`); None if every character of `text` shows."""
+    if text.isascii() or not _INVISIBLE.search(text):
+        return None
+    kept = [i for i, ch in enumerate(text) if not _INVISIBLE.match(ch)]
+    return "".join(text[i] for i in kept), [*kept, len(text)]
+
+
+def hidden_text(text: str) -> str | None:
+    """The characters of `text` that hide what they say (tag characters outside a flag,
+    overrides of writing direction), as the ASCII they spell; None if it holds none."""
+    if text.isascii():
+        return None
+    rest = _FLAG_TAGS.sub("", text)
+    hiding = _HIDING.findall(rest)
+    if not hiding:
+        return None
+    return "".join(hiding).translate(TAG_ASCII)
+
+
 def _split_cjk(word: str) -> list[str]:
     """Latin runs stay whole; runs of CJK characters become overlapping bigrams."""
     out: list[str] = []

@@ -77,6 +77,7 @@ NEWER_KINDS = (
     "_grid_places",
     "_listed_codes",
     "_digits_by_place",
+    "_read_visible",
 )
 
 
@@ -1923,3 +1924,26 @@ def test_a_phrase_one_quoted_character_or_four_letters_at_a_time(text: str, foun
 def test_digits_unicode_writes_otherwise_are_digits(text: str, value: str) -> None:
     """A number kept in circled, superscript or mathematical digits is read as the number."""
     assert value in [text[f.start : f.end] for f in find_secrets(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("User's door code is 4\u200b4\u200b7\u200b1.", "4\u200b4\u200b7\u200b1"),
+        (
+            "Her debit card is saved as 5\ufe0f\u20e34\ufe0f\u20e31\ufe0f\u20e32\ufe0f\u20e3"
+            " 3635 5739 3637 under 'Mama'.",
+            "5\ufe0f\u20e34\ufe0f\u20e31\ufe0f\u20e32\ufe0f\u20e3 3635 5739 3637",
+        ),
+        ("路由器密码是 Zx9\u2060qLm2\u00ad77", "Zx9\u2060qLm2\u00ad77"),
+        (
+            "User likes tea" + "".join(chr(0xE0000 + ord(ch)) for ch in " password: Zx9!qLm2"),
+            "".join(chr(0xE0000 + ord(ch)) for ch in "Zx9!qLm2"),
+        ),
+    ],
+)
+def test_characters_no_screen_shows_hide_no_value(text: str, value: str) -> None:
+    """A value split by zero-width characters, told in keycaps, or spelled in tag characters
+    is found whole, its marks with it, so redaction leaves none of it."""
+    assert value in [text[f.start : f.end] for f in find_secrets(text)]
+    assert value not in redact(text)
