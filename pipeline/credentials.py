@@ -472,7 +472,63 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
     if any(mark in text for mark in _ASIDE_MARKS):
         found += _read_lines_as(text, _without_asides)
     found += _read_visible(text)
+    found = [f for f in found if not _public_reference(text, f)]
     return tuple(_merge(found))
+
+
+# A reference its own sentence says is shown to everyone is no secret: "the licence number
+# shown on the shop signboard", "truck number 4417, painted on both cab doors", "统一社会信用
+# 代码 … 印在所有报价单上", "门牌号 B-2108 … 对外公开", "which anyone can look up". Only the
+# numbers that name a business, a licence, a registration or a vehicle are read so; a
+# password, a PIN, a card or a person's identity number stays one wherever it is written.
+_SHOWN_TO_ALL = lazy(
+    r"\b(?:painted|printed|shown|displayed|posted|listed|published|stencil+ed|engraved|written"
+    r"|displays?|appears?)\b[^.!?\n]{0,20}?\bon (?:the |its |their |his |her |our |all |every "
+    r"|both |each |a |any )?(?:[\w'’-]+ ){0,2}?(?:signboards?|signs?|signage|websites?|site|"
+    r"web ?pages?|invoices?|quotes?|quotations?|receipts?|letterheads?|business cards?|"
+    r"storefronts?|shopfronts?|shop windows?|doors?|vans?|trucks?|lorr(?:y|ies)|vehicles?|"
+    r"packaging|menus?|flyers?|posters?|banners?|noticeboards?|notice boards?|plaques?|hull|"
+    r"tail(?:fin)?)\b"
+    r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
+    r"[^.!?\n]{0,10}?\b(?:look (?:it |them )?up|see|find|check|search|verify)\b"
+    r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"
+    r"\b|\b(?:on|in) (?:the |a )?public (?:register|registry|record|records|listing|directory|"
+    r"database|website)\b|\bpublic (?:information|knowledge)\b"
+    r"|对外公开|公开(?:可查|信息|展示|张贴)|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
+    r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
+    r"|任何人都(?:能|可以)(?:查|看)|(?:网上|官网上?)(?:就)?(?:能|可以)?查(?:到|得到)|可以公开查询",
+    re.IGNORECASE,
+)
+_PUBLIC_LABEL = lazy(
+    r"licen[cs]e (?:number|no)|registration|company|business|vat|统一社会信用代码|营业执照|"
+    r"注册号|门牌",
+    re.IGNORECASE,
+)
+_SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")
+
+
+def _public_reference(text: str, finding: Finding) -> bool:
+    kind, start, end = finding.kind, finding.start, finding.end
+    if kind == "licence or member number":
+        left, _ = _sentence_around(text, start, end)
+        if _PUBLIC_LABEL.search(text, left, start) is None:
+            return False
+    elif kind != "lock code" and not (
+        kind.startswith("value labelled") and _PUBLIC_LABEL.search(kind)
+    ):
+        return False
+    return shown_to_all(text, start, end)
+
+
+def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    left = max((m.end() for m in _SENTENCE_MARKS.finditer(text, 0, start)), default=0)
+    right = _SENTENCE_MARKS.search(text, end)
+    return left, right.start() if right else len(text)
+
+
+def shown_to_all(text: str, start: int, end: int) -> bool:
+    """Whether the sentence of `text` that holds `start`..`end` says it is shown to all."""
+    return _SHOWN_TO_ALL.search(text, *_sentence_around(text, start, end)) is not None
 
 
 def _read_visible(text: str) -> list[Finding]:
@@ -949,7 +1005,10 @@ _ID_LINK = lazy(
     r"^\s*(?:\([^)]{0,40}\)\s*)?(?:(?:of|for)\s+(?:[\w'’]+\s+){0,3}?)?"
     r"(?:is|was|=|:|：|-|–|→|->)?\s*$"
 )
-_FIVE_DIGITS = lazy(r"\d(?:\D*\d){4}")
+# Every number the table knows holds five digits or more, but India's PAN: five letters,
+# four digits and a letter ("ABCPV4821K").
+_PAN = lazy(r"[A-Za-z]{5}\d{4}[A-Za-z]")
+_FIVE_DIGITS = lazy(r"\d(?:\D*\d){4}|[A-Za-z]{5}\d{4}[A-Za-z]")
 
 
 # Beside that table, the names python-stdnum's own documentation gives each number that
@@ -1042,7 +1101,7 @@ def _validator(module: str) -> Any:
 def _identity_numbers(text: str) -> Iterator[Finding]:
     """Numbers in the clause of an identity noun that the noun's validators accept."""
     if _FIVE_DIGITS.search(text) is None:
-        return  # every number above holds five digits or more
+        return  # every number above holds five digits or more, or is a PAN
     lowered = _lower_in_place(text)
     # Building the pattern costs more than looking for each noun once; most text has none.
     nouns: dict[tuple[int, int], tuple[tuple[str, ...], bool]] = {}
@@ -1109,7 +1168,8 @@ def _validated(
             start += len(run[0].group()) - len(run[0].group().lstrip(_TRIM))
             value = text[start:end]
             compact = _ID_SEPARATORS.sub("", value)
-            if not _ID_VALUE.fullmatch(compact) or sum(ch.isdigit() for ch in compact) < 5:
+            digits = sum(ch.isdigit() for ch in compact)
+            if not _ID_VALUE.fullmatch(compact) or (digits < 5 and not _PAN.fullmatch(compact)):
                 continue
             if any(_validator(module).is_valid(value) for module in modules) or (
                 not checked_shape

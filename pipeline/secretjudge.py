@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .charjudge import NEVER, BinaryNgrams, bucket, explained, grams, load_binary
 from .credentials import LETTER_BY_LETTER as _LETTER_BY_LETTER
+from .credentials import shown_to_all
 from .lazyre import lazy
 from .text import has_cjk
 
@@ -162,6 +163,15 @@ def _public_number(text: str, start: int) -> bool:
     return not _SECRET_BEFORE.search(text, max(clause, start - 64), start)
 
 
+def _published(text: str, start: int, end: int) -> bool:
+    """Whether the value's sentence says everyone is shown it ("painted on its public
+    signboard", "对外公开", "which anyone can look up"), with no secret's noun in it."""
+    if not shown_to_all(text, start, end):
+        return False
+    left = max(text.rfind(mark, 0, start) for mark in ".!?\n。！？") + 1
+    return not _SECRET_BEFORE.search(text, left, start)
+
+
 def value_spans(text: str) -> list[tuple[int, int]]:
     """Where in `text` a secret value could be, in order of position."""
     spans = []
@@ -188,6 +198,7 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         if not _PUBLIC_CODE.search(text, max(0, a - 24), a)
         and not _public_number(text, a)
         and not _model_name(text, a)
+        and not _published(text, a, b)
     ]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):

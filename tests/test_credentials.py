@@ -88,6 +88,8 @@ def _without_identity_numbers() -> Iterator[None]:
     kept = {name: getattr(credentials, name) for name in NEWER_KINDS}
     for name in NEWER_KINDS:
         setattr(credentials, name, lambda text: iter(()))
+    kept["_public_reference"] = credentials._public_reference
+    credentials._public_reference = lambda text, finding: False
     credentials._find_secrets.cache_clear()
     try:
         yield
@@ -1947,3 +1949,26 @@ def test_characters_no_screen_shows_hide_no_value(text: str, value: str) -> None
     is found whole, its marks with it, so redaction leaves none of it."""
     assert value in [text[f.start : f.end] for f in find_secrets(text)]
     assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Dave's truck number is 4417; it's painted on both cab doors.", False),
+        (
+            "Priya's pharmacy drug licence number shown on the shop signboard is MH-PZ4-118302.",
+            False,
+        ),
+        ("用户公司的统一社会信用代码 91330206MA2H3K7X1Q 印在所有报价单上。", False),
+        ("用户公司的统一社会信用代码是 91330206MA2H3K7X1Q。", True),
+        ("Dave's gate code 4417 is written on a sign by the gate.", True),
+        ("Her visa number, shown on her profile, is MH-PZ4-118302.", True),
+        ("User's PAN card number is ABCPV4821K, for every income-tax filing.", True),
+        ("The SKU on the box is ABCPV4821K.", False),
+    ],
+)
+def test_a_reference_shown_to_all_or_a_pan(text: str, found: bool) -> None:
+    """A business's, a licence's or a vehicle's number its sentence says is shown to all is
+    no secret; a code, a card or a person's document is one wherever it is written. India's
+    PAN, with four digits, is an identity number."""
+    assert bool(find_secrets(text)) is found

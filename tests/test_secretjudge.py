@@ -111,6 +111,9 @@ def test_value_spans_leave_out_references_anyone_may_see() -> None:
         "图书馆建筑面积约 12480 平方米。",
         "Her own-brand sachets carry the barcode GTIN 8904017483035.",
         "黃詠詩嘅職員儲物櫃係214號。",
+        "Ogun's cooperative registration number, painted on its public signboard, is OY/COOP/0457.",
+        "王建国的档口在义乌国际商贸城二区，门牌号B-2108，对外公开。",
+        "Her registration number with the veterinary council is 4127, which anyone can look up.",
     ):
         assert value_spans(text) == [], text
     assert _values("User's order PIN is 4471") == ["4471"]
@@ -120,6 +123,7 @@ def test_value_spans_leave_out_references_anyone_may_see() -> None:
     assert _values("The bank account for her invoices is 8356 2033 7929.") == ["8356 2033 7929"]
     assert _values("用户的医保个人编号是 4403001988071266。") == ["4403001988071266"]
     assert _values("Her PIN is 1987.") == ["1987"]  # a year, but no word places it in time
+    assert _values("The office Wi-Fi password, printed on the poster, is 88214471.") == ["88214471"]
 
 
 def test_the_model_speaks_only_about_a_text_with_a_value() -> None:
