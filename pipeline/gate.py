@@ -190,14 +190,15 @@ _SPECULATIVE = [
         r"\b(?:assistant|ai|model) (?:\w+ )?(?:infers?|inferred|guess(?:es|ed)?|assumes?|assumed|"
         r"suspects?|suspected|reckons?|deduces?|deduced)\b|\bjudging (?:by|from)\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
-        r"\bmy guess\b|\b(?:it|that|this) sounds like\b|^sounds like\b|"
+        r"\bmy guess\b|\b(?:it|that|this) (?:sounds|looks|looked|sounded) like\b|"
+        r"^(?:sounds|looks) like\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
         r"\bit(?:'s| is) possible\b",
         # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
         # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
         r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
-        r"好像|似乎|或许|感觉|估计(?!分量|重量|数量|用量|时间|距离|价格|成本)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
+        r"好像|似乎|或许|感觉|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么)|"
@@ -249,7 +250,9 @@ _SMALL_TALK = [
         r"哈喽|哈啰|嗨|拜拜|"
         r"明天见|回头见|掰掰|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|抱歉(?:自己|地)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
-        r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?(?:回答|回复|解释|答案)|"
+        r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?[^，。；]{0,8}?(?:回答|回复|解释|答案)|"
+        # Thanks that close what was said; the chat ended for the day.
+        r"(?:说|讲|话)[^。；]{0,30}[，,]\s*(?:谢谢|多谢|感谢)(?:你|啦|了)?[。！!]?$|(?:就|先)?聊到这(?:儿|里)?|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"
         r"(?:和|跟|与|同|向|让|被|给)助[手理](?:[^，。；要想请应必需希望喜欢]){0,12}(?:了|咗)|开玩笑|"
         r"(?:和|跟|与|同)助[手理](?:[^，。；]{0,2})(?:吹水|倾偈|闲聊|聊天|聊起|斗嘴|抬杠|讲笑|说笑)|"
@@ -263,6 +266,10 @@ _SMALL_TALK = [
 _OWN_DOUBT = lazy(
     r"\b(?:user|she|he|they)(?:'s| is| was| are| were| feels?| felt| remains?)(?: still)? "
     r"(?:unsure|uncertain|not sure)\b"
+    # Anyone's doubt about what to do: "Kenji is unsure whether to do his master's in Japan"
+    # (not the writer's: "it is unclear whether").
+    r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| was| feels?| remains?)(?: still)? "
+    r"(?:unsure|uncertain|not sure) (?:whether|if|about|which|how|what|where|when)\b"
     # The hedge in what the user says of themselves: "Lin says she's probably the loudest
     # parent at every gala".
     r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they)(?:'s|'re|’s"

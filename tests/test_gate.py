@@ -587,3 +587,26 @@ def test_text_no_screen_shows(content: str, reason: str | None) -> None:
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("It looks like Kenji is a big fan of Tadao Ando.", "speculative"),
+        ("Looks like Mei does most of the cleaning in the flat.", "speculative"),
+        ("User looks like her mother.", None),
+        ("Kenji is unsure whether to do his master's in Japan or in Denmark.", None),
+        ("It is unclear whether Kenji will move to Denmark.", "speculative"),
+        ("陈晓雨在研究贝叶斯方法在单细胞数据不确定性估计中的应用。", None),
+        ("用户估计是老师。", "speculative"),
+        ("用户说刚才那个正则表达式解释得很清楚，谢谢。", "small_talk"),
+        ("陈晓雨说今天就聊到这儿，明天再来问。", "small_talk"),
+    ],
+)
+def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) -> None:
+    """ "It looks like" hedges; anyone's doubt about what to do is theirs; an estimate in a
+    research topic is a noun; thanks that close what was said, and a chat ended, are talk."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
