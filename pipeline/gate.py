@@ -626,6 +626,8 @@ def screen_judged(
         return None
     if verdict.label in ("speculative", "small_talk") and _confirmed_guess(fold(stripped)):
         return None  # the judge reads the guess; the user's confirmation makes it a fact
+    if verdict.label == "small_talk" and _LIKES_WHAT_THE_ASSISTANT_DOES.search(stripped):
+        return None  # "enjoys it when the assistant opens with '¡Buenas!'": how to be talked to
     if verdict.label == "injection" and not rule:
         return None
     # A rule about the assistant that the user's own words ask for is how they want to be
@@ -642,6 +644,17 @@ def screen_judged(
     ):
         return None
     return _Screen(verdict.label, verdict.detail)
+
+
+# A standing liking for what the assistant does ("likes the assistant to ask about the birds
+# at her feeder at the start of a chat", "喜欢助手先问候一句") is how the user wants to be
+# talked to, which the judge may read as talk: in the present, and about what it does.
+_LIKES_WHAT_THE_ASSISTANT_DOES = lazy(
+    r"\b(?:likes|enjoys|loves|prefers|wants|appreciates|would like|'d like)\s+(?:it\s+)?"
+    r"(?:when\s+)?(?:the\s+)?(?:assistant|ai|bot)(?:\s+to)?\s+(?!is\b|was\b)\w+"
+    r"|(?:喜欢|希望|想要|想让|偏好|喜歡|鍾意|中意)(?:让|讓)?(?:助手|助理|AI)",
+    re.IGNORECASE,
+)
 
 
 _HANDED_OVER = (

@@ -91,6 +91,8 @@ def test_without_the_extra_the_ngram_model_refuses_and_explains(text: str, label
         "User currently lives in Berlin.",
         "User researches probability theory.",
         "User's cat is named Maybe.",
+        # A standing liking for what the assistant does, which the model reads as talk.
+        "Ingrid likes the assistant to ask about the birds at her feeder at the start of a chat.",
     ],
 )
 def test_durable_facts_pass_the_ngram_model(text: str) -> None:
