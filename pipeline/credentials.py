@@ -236,10 +236,13 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "key ?box(?:es)?",
 )
 # Chinese nouns need no word boundary: Chinese is written without spaces.
+# (An account on a social platform is a handle anyone may follow: "小红书账号", "抖音账号",
+# "微博账号", "公众号账号", "视频号账号", "B站账号", "快手账号".)
 SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
     (
         "密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
-        "账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
+        "(?<!书)(?<!音)(?<!博)(?<!众)(?<!手)(?<!站)(?<!频)账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|"
+        "门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
         "解除码|开锁码|解锁码|授权码|激活码|兑换码|提货码|取货码|序列号|通行码|账密|帐密|三码|三位数|三个数字|三位数字|"
@@ -488,7 +491,14 @@ _SHOWN_TO_ALL = lazy(
     r"web ?pages?|invoices?|quotes?|quotations?|receipts?|letterheads?|business cards?|"
     r"storefronts?|shopfronts?|shop windows?|doors?|vans?|trucks?|lorr(?:y|ies)|vehicles?|"
     r"packaging|menus?|flyers?|posters?|banners?|noticeboards?|notice boards?|plaques?|hull|"
-    r"tail(?:fin)?)\b"
+    r"tail(?:fin)?|reports?|brochures?|catalog(?:ue)?s?|adverts?|ads|maps?|google maps|yelp|"
+    r"directories|directory)\b"
+    # On every one of many things, or hung where customers look: "painted on every hive",
+    # "framed on the wall behind the front desk".
+    r"|\b(?:painted|printed|shown|displayed|stencil+ed|engraved|stamped|written)\b[^.!?\n]{0,20}?"
+    r"\bon (?:every|each|all|both) \w+"
+    r"|\b(?:framed|hung|hangs|hanging|displayed|posted)\b[^.!?\n]{0,12}?\b(?:on|in|at) (?:the )?"
+    r"(?:\w+ )?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
     r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
     r"[^.!?\n]{0,10}?\b(?:look (?:it |them )?up|see|find|check|search|verify)\b"
     r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"

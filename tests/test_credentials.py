@@ -1972,3 +1972,24 @@ def test_a_reference_shown_to_all_or_a_pan(text: str, found: bool) -> None:
     no secret; a code, a card or a person's document is one wherever it is written. India's
     PAN, with four digits, is an identity number."""
     assert bool(find_secrets(text)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "Mojca's apiary registration number, which by law is painted on every hive, is 10472.",
+            False,
+        ),
+        (
+            "Lan's salon license number, SLN 782341, is framed on the wall behind the front desk.",
+            False,
+        ),
+        ("助手写朋友圈文案时要带上店铺的小红书账号“木棉里花事”。", False),
+        ("用户的账号是 zhang88，密码是 Abc12345", True),
+    ],
+)
+def test_shown_on_every_one_hung_for_customers_or_a_social_handle(text: str, found: bool) -> None:
+    """A number painted on every one of many things, or hung where customers look, is
+    shown to all; an account on a social platform is a handle."""
+    assert bool(find_secrets(text)) is found
