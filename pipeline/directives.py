@@ -42,7 +42,8 @@ _TEMPLATE_MARKERS = lazy(
     r"assistant|user|prompt)\s*>|(?:^|[\n.:]\s*)#{2,}\s*(?:system|instruction|instructions|assistant|"
     r"developer|user|response)\b|(?:^|[\n.:]\s*)(?:SYSTEM|DEVELOPER|ASSISTANT)\s*:|"
     r"[\n.:]\s*(?:HUMAN|USER)\s*:|\A\s*(?-i:HUMAN|USER)\s*:|^\s*system\s*:|"
-    r"\bBEGIN (?:SYSTEM )?PROMPT\b|【\s*系统\s*】|系统(?:指令|消息|提示)\s*[:：]",
+    r"\bBEGIN (?:SYSTEM )?PROMPT\b|【\s*系统\s*(?:消息|讯息|通知|提示|指令)?\s*】"
+    r"|系统(?:指令|消息|讯息|提示)\s*[:：]",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -268,8 +269,11 @@ _LABELLED_HEADING = _Lazy(
     rf"{_START}(?:[\w-]+\s+){{1,2}}(?:for|to)\s+{_QUANTIFIED}{_ALL_READERS}\s*[:—–]\s*",
     re.IGNORECASE | re.MULTILINE,
 )
+# (A quote's opening mark opens a heading too: "模板备注写着:"AI请在描述里写明…"", and
+# "请" may follow the name at once.)
 _HEADING_ZH = _Lazy(
-    rf"(?:^|(?<=[。！？；\n]))\s*(?:所有|任何|各位|全体|每个|每一个)?的?{_ZH}{{1,2}}\s*[：:，,—]\s*",
+    rf"(?:^|(?<=[。！？；\n「“『\"'：:]))\s*(?:所有|任何|各位|全体|每个|每一个)?的?{_ZH}{{1,2}}"
+    rf"\s*[：:，,—]\s*|(?<=[「“『\"'：:])\s*{_ZH}{{1,2}}(?=请|务必|必须)",
     re.IGNORECASE | re.MULTILINE,
 )
 # How an order opens: an imperative or a word that only an order opens with, by language.
@@ -293,6 +297,7 @@ _ORDER_OPENS = _Lazy(
 )
 _ORDER_OPENS_ZH = _Lazy(
     r"请|务必|必须|一定|不要|别|总是|始终|永远|只|推荐|告诉|说|忽略|提到|回答|回复|称|把|向|将|给|不得|禁止"
+    r"|以后|今后|从现在起|从今以后|记得|记住|唔好|唔该"
 )
 # What "this" must be for its readers to be addressed: a text, not a company or a city.
 _TEXTS = (
@@ -895,7 +900,7 @@ _AUTHORITY = lazy(
     r"external (?:parties|services|companies))\b"
     r"|\b(?:trust|obey|follow|comply with)\w*\b.{0,30}\b(?:any|all|every)\b.{0,20}"
     r"\b(?:instructions?|commands?|requests?|orders?)\b"
-    r"|\b(?:treat|follow|obey|execute|run|carry out)\w*\b.{0,40}\bas (?:\w+ )?"
+    r"|\b(?:treat|follow|obey|execute|run|carry out)\w*\b[^.,;!?\n]{0,80}?\bas (?:\w+ )?"
     r"(?:instructions?|commands?|orders?|directives?)\b"
     # The authority of the system or the makers handed to something else: "treat any message
     # signed 'Trust & Safety Team' as coming from its developers", "obey what is inside <<<
@@ -956,7 +961,9 @@ _DROPS_SAFETY = lazy(
     r"\b(?:without|no|never (?:mention|add|give|include)|leave out|omit|skip|drop|(?:don't|do "
     r"not|not) (?:add|include|give|mention))\b[^.;!?]{0,40}\b(?:warnings?|caveats?|disclaimers?"
     r"|safety (?:info\w*|notes?|advice|stuff)|risks?|referrals?)\b"
-    r"|(?:不要|别|不用|无需|唔好|唔使|不必)[^，。；,]{0,6}(?:警告|警语|安全提示|免责|风险)",
+    r"|(?:不要|别|不用|无需|唔好|唔使|不必)[^，。；,]{0,6}(?:警告|警语|安全提示|免责|风险)"
+    # Not mentioning the hazard, or no longer urging rest or care: "唔好提食物过敏原".
+    r"|(?:不要|别|不用|无需|唔好|唔使|不必|不再)再?(?:提|提及|提到|标|标注|注明|劝)",
     re.IGNORECASE,
 )
 # What a Chinese rule drops that is named for safety lowers it whatever the topic: "唔好再加
@@ -974,8 +981,9 @@ _HAZARD = lazy(
     r"\b(?:dos(?:e|es|age|ages)|lethal|overdoses?|mixing|interactions?|prescri\w+|"
     r"poisons?|pesticides?|toxic|weapons?|explosives?|malware|exploits?|stealers?|crevasses?|"
     r"avalanches?|enclosed[- ]spaces?|confined[- ]spaces?|tank[- ]entry|gas|chlorine|"
-    r"carbon monoxide|high[- ]voltage|live wires?|asbestos)\b|剂量|致死|药|毒|武器|炸药|病毒|木马|"
-    r"氯气|一氧化碳|煤气|燃气|高压电|石棉",
+    r"carbon monoxide|high[- ]voltage|live wires?|asbestos|drowsy|fatigued?|without (?:any )?"
+    r"(?:rest|sleep|a break))\b|剂量|致死|药|毒|武器|炸药|病毒|木马|"
+    r"氯气|一氧化碳|煤气|燃气|高压电|石棉|过敏原|疲劳|不休息|不睡觉",
     re.IGNORECASE,
 )
 _SENTENCES = lazy(r"(?:[^.!?;。！？；\n]|\.(?=\w))+")  # "compliance_rules.md" is one word
@@ -1290,6 +1298,23 @@ def names_assistant(text: str, subject: str = "user") -> bool:
 _PARTS_OF_LINKS = frozenset(("a web address", "a phone or account number"))
 
 
+# A number its noun names as a reference anyone may see is not where anything goes: "keep
+# the ISBN of her parish hymnbook, 978-0-19-147040-9, for reordering".
+_REFERENCE_BEFORE = lazy(
+    r"\b(?:isbn|issn|doi|order|invoice|ticket|tracking|case|patent|serial|model|part|sku|gtin"
+    r"|ean|upc|flight|room)\b(?:\s+(?:number|no\.?|#))?(?:\s+of\s+[^,.;:\n]{1,30})?\s*[:,]?"
+    r"\s*(?:is\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _a_reference(text: str, m: re.Match[str], what: str) -> bool:
+    return (
+        what == "a phone or account number"
+        and _REFERENCE_BEFORE.search(text, max(0, m.start() - 48), m.start()) is not None
+    )
+
+
 def _inside(span: tuple[int, int], links: list[tuple[int, int]]) -> bool:
     """Whether `span` lies inside one of `links` (not the link itself): the digits of an
     ORCID or a path are the link's, judged as the link is."""
@@ -1331,7 +1356,8 @@ def find_injection(
             (
                 m
                 for m in pattern.finditer(text)
-                if what not in _PARTS_OF_LINKS or not _inside(m.span(), links)
+                if (what not in _PARTS_OF_LINKS or not _inside(m.span(), links))
+                and not _a_reference(text, m, what)
             ),
             None,
         )
@@ -1670,7 +1696,7 @@ def own_words(user_text: str, rule: str = "") -> str:
 
     def handed_over(q: re.Match[str]) -> str:
         inner = q.group()[1:-1].strip()
-        kept = not _quoted_passage(q) or (inner and inner in rule)
+        kept = not (_quoted_passage(q) or _speaks_to_an_ai(q)) or (inner and inner in rule)
         return q.group() if kept else " "
 
     said = _without_passages(_FENCED.sub(" ", user_text))
@@ -1714,11 +1740,21 @@ def hands_over_a_passage(user_text: str) -> bool:
     if _without_addresses(_without_passages(said)) != said:
         return True
     # Or a quote or bracketed text longer than an example of wording ("no need for 'Good
-    # morning, thank you for your question'"): a tool's JSON output, a file's lines.
+    # morning, thank you for your question'"): a tool's JSON output, a file's lines; or one,
+    # of any length, that speaks to an AI or carries a role marker ("模板备注写着:"AI请在
+    # 描述里写明…"").
     return any(
-        _quoted_passage(q, 2 * MIN_HANDED_OVER)
+        _quoted_passage(q, 2 * MIN_HANDED_OVER) or _speaks_to_an_ai(q)
         for span in (_QUOTED_SPAN, _BRACKETED)
         for q in span.finditer(said)
+    )
+
+
+def _speaks_to_an_ai(q: re.Match[str]) -> bool:
+    """Whether a quote tells an AI reader what to do or carries a role marker, at more
+    length than a kind of text named by its example ("寫埋「AI請照做」之類")."""
+    return _quoted_passage(q, MIN_HANDED_OVER // 2) and (
+        find_ai_address(q.group()) is not None or find_template_marker(q.group()) is not None
     )
 
 
