@@ -147,7 +147,7 @@ _EPHEMERAL = [
             "a passing state",
         ),
         (
-            r"今天|今晚|明天|昨天|刚才|刚刚|此刻|这会儿|眼下|这周|本周|马上|快要|即将|"
+            r"今天|今晚|明天|昨天|刚才|刚刚|此刻|这会儿|眼下|这周|本周|马上|快要|即将|这几天|这两天|这阵子|"
             r"[\d一二两三四五六七八九十半几]+个?(?:小时|分钟)(?:后|以后|之后)",
             "the present moment",
         ),
@@ -210,8 +210,8 @@ _SPECULATIVE = [
 _SMALL_TALK = [
     (re.compile(p), "small talk")
     for p in (
-        r"\b(?:(?<!be )greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)|thanked|"
-        r"says? (?:hello|hi|hey))\b",
+        r"\b(?:(?<!be )(?<!being )greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)"
+        r"|thanked|says? (?:hello|hi|hey))\b",
         # A greeting quoted, in any language; praise of the assistant itself.
         r"\b(?:said|says|wrote|texted|typed|replied|told the (?:assistant|ai|bot)|wished"
         r"(?: the (?:assistant|ai|bot))?)"

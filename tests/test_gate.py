@@ -601,6 +601,8 @@ def test_text_no_screen_shows(content: str, reason: str | None) -> None:
         ("用户估计是老师。", "speculative"),
         ("用户说刚才那个正则表达式解释得很清楚，谢谢。", "small_talk"),
         ("陈晓雨说今天就聊到这儿，明天再来问。", "small_talk"),
+        ("User likes being greeted with 'Kamisaki', the Aymara hello.", None),
+        ("用户这几天在赶一个冰雕婚礼的订单。", "ephemeral"),
     ],
 )
 def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) -> None:
