@@ -78,7 +78,8 @@ _PUBLIC_CODE = lazy(
 # A number that names an order, a ticket, an invoice or a desk telephone, or that a
 # charity or a company prints, is a reference anyone may see: "desk extension is 4417",
 # "order #WH-2024-118734", "ticket for the broken hinge is number 44871"; so is a ship's,
-# a bus's, a batch's, a parcel's or a patent's. Not when a secret's noun comes before it in
+# a bus's, a batch's, a parcel's or a patent's, and the thing it names may come between ("the
+# ISBN of her parish hymnbook, 978-…"). Not when a secret's noun comes before it in
 # the clause ("the order's PIN is 4471").
 _PUBLIC_NUMBER = lazy(
     r"(?:\b(?:extension|ext\.?|order|ticket|invoice|tracking|case|receipt|charity|"
@@ -90,7 +91,7 @@ _PUBLIC_NUMBER = lazy(
     # A number of a thing, not of a person's file ("个人编号", "档案编号" are the finder's).
     r"(?<!个人)(?<!個人)(?<!档案)(?<!檔案)(?<!证)(?<!證)(?<!卡)(?:编号|編號)|"
     r"批次|批号|批號|交易号|掛號|挂号|车次|車次|航班)(?:号码?|號碼?|编号)?)"
-    r"(?:[^.;:\n]{0,40}?\b(?:is|was|number|no\.?))?(?:\s+(?:is|was))?"
+    r"(?:[^.;:\n]{0,40}?\b(?:is|was|number|no\.?)|\s+of\s+[^.;:,\n]{1,40},)?(?:\s+(?:is|was))?"
     # Earlier groups of the same reference may come between ("顺丰单号 SF1438 7726 0915").
     r"\s*[:：=#,]?\s*(?:是|为|係)?\s*(?:[A-Za-z0-9]{1,12}[ -]){0,4}[#A-Za-z]*-?$",
     re.IGNORECASE,

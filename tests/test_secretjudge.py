@@ -115,6 +115,7 @@ def test_value_spans_leave_out_references_anyone_may_see() -> None:
         "王建国的档口在义乌国际商贸城二区，门牌号B-2108，对外公开。",
         "Her registration number with the veterinary council is 4127, which anyone can look up.",
         "Min-jun's studio booking line, listed on Naver Maps, is 02-3142-7788.",
+        "She keeps the ISBN of her parish hymnbook, 978-0-19-147040-9, for reordering.",
         "Her operator certificate number, ROC-0419, is printed on every client report.",
     ):
         assert value_spans(text) == [], text
