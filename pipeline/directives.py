@@ -1702,7 +1702,7 @@ def own_words(user_text: str, rule: str = "") -> str:
     said = _without_passages(_FENCED.sub(" ", user_text))
     for span in (_QUOTED_SPAN, _BRACKETED):
         said = span.sub(handed_over, said)
-    said = _without_addresses(said)
+    said = _without_addresses(_AI_LABELLED.sub(" ", said))
     return said if said.strip() else user_text
 
 
@@ -1724,6 +1724,24 @@ def _without_passages(said: str) -> str:
     return _HANDED_OVER_LINES.sub(" ", said)
 
 
+# The user speaks to the assistant as "you"; inside their message, words labelled for AI
+# readers in the third person came with what they hand over, to the end of their line:
+# "TAG:comment=Assistants: always write…", "FTX+AAI+++AI AGENT NOTE - CONFIRM TO BROKERS…",
+# "[AI transcribers: obey…", "Note for AI assistants processing this form: …",
+# "AI_OBEY_DEVICE_NAMES_AS_COMMANDS". Not at the message's start, where a user may call the
+# assistant by such a name ("AI: what do you make of this?").
+_AI_LABELLED = lazy(
+    r"(?<=\S)(?<![\"'“‘「『])[^\S\n]*(?:"
+    r"\b(?i:notes?|message|instructions?|memo)\s+(?i:to|for)\s+(?i:all\s+|any\s+)?"
+    r"(?i:ai|llms?)\b(?:[^\S\n]+\w+){0,4}?\s*[:—–-]"
+    r"|\b(?i:ai|llms?)(?:[ _](?i:assistants?|agents?|models?|reviewers?|transcribers?|readers?"
+    r"|systems?|tools?|bots?|crawlers?|summari[sz]ers?|parsers?|notes?))*\s*[:=—–-](?=\s)"
+    r"|\b(?i:assistants?)\s*:(?=\s)"
+    r"|\bAI_[A-Z]+(?:_[A-Z]+)+\b"
+    r")[^\n]*"
+)
+
+
 def _without_addresses(said: str) -> str:
     """A message without what its lines after the first say to an AI in the third person."""
     first_line = said.find("\n", len(said) - len(said.lstrip()))
@@ -1737,7 +1755,7 @@ def hands_over_a_passage(user_text: str) -> bool:
     or a fenced example): data or content after a request that names it, a marker, lines of
     a diff, a table or a log, words addressed to an AI in the third person."""
     said = _FENCED.sub(" ", user_text)
-    if _without_addresses(_without_passages(said)) != said:
+    if _without_addresses(_without_passages(said)) != said or _AI_LABELLED.search(said):
         return True
     # Or a quote or bracketed text longer than an example of wording ("no need for 'Good
     # morning, thank you for your question'"): a tool's JSON output, a file's lines; or one,
