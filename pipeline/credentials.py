@@ -141,6 +141,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "pswds?",
     "psw",
     "pins?",
+    "mpins?",  # a mobile wallet's PIN
     "pin ?(?:codes?|no|nr|#)",
     "log-?ins?",
     "credentials?",
@@ -519,7 +520,7 @@ _SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")
 
 def _public_reference(text: str, finding: Finding) -> bool:
     kind, start, end = finding.kind, finding.start, finding.end
-    if kind == "licence or member number":
+    if kind in ("licence or member number", "national id number"):
         left, _ = _sentence_around(text, start, end)
         if _PUBLIC_LABEL.search(text, left, start) is None:
             return False
@@ -1102,6 +1103,20 @@ def _identity_nouns() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
 
 
 @cache
+def _checksum_fails(module: str, value: str) -> bool:
+    """Whether `value` has the shape of `module`'s number and fails only its check digit
+    ("codice fiscale is RSSGLI79D52D150K"): mistyped or made up, still given as one."""
+    from stdnum.exceptions import InvalidChecksum, ValidationError
+
+    try:
+        _validator(module).validate(value)
+    except InvalidChecksum:
+        return True
+    except ValidationError:  # a number of another shape
+        return False
+    return False
+
+
 def _validator(module: str) -> Any:
     from importlib import import_module
 
@@ -1159,8 +1174,8 @@ def _validated(
 ) -> Iterator[Finding]:
     """Runs of tokens (one space apart) that one of `modules` accepts, longest first; and
     the number the noun introduces ("Steuer-ID: 47 036 892 815", "UTR = ..."), eight
-    digits or more, even when its check digit fails: mistyped or made up, it is still
-    given as the user's identity number."""
+    digits or more or of the number's own shape, even when its check digit fails: mistyped
+    or made up, it is still given as the user's identity number."""
     i = 0
     while i < len(tokens):
         if not tokens[i].group().strip(_TRIM):
@@ -1181,12 +1196,11 @@ def _validated(
             digits = sum(ch.isdigit() for ch in compact)
             if not _ID_VALUE.fullmatch(compact) or (digits < 5 and not _PAN.fullmatch(compact)):
                 continue
-            if any(_validator(module).is_valid(value) for module in modules) or (
-                not checked_shape
-                and compact.isdigit()
-                and len(compact) >= 8
-                and noun_end >= 0
-                and _ID_LINK.match(text[noun_end : run[0].start()])
+            introduced = noun_end >= 0 and _ID_LINK.match(text[noun_end : run[0].start()])
+            if (
+                any(_validator(module).is_valid(value) for module in modules)
+                or (introduced and not checked_shape and compact.isdigit() and len(compact) >= 8)
+                or (introduced and any(_checksum_fails(module, value) for module in modules))
             ):
                 yield Finding("national id number", start, end)
                 i += n

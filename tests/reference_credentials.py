@@ -107,7 +107,7 @@ _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\
 
 _SENSITIVE_NOUN = re.compile(
     r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pwords?|pswds?|"
-    r"psw|pins?|wpa2? ?(?:keys?|passphrases?)|psk|network keys?|"
+    r"psw|pins?|mpins?|wpa2? ?(?:keys?|passphrases?)|psk|network keys?|"
     r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
     r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"

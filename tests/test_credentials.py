@@ -1993,3 +1993,25 @@ def test_shown_on_every_one_hung_for_customers_or_a_social_handle(text: str, fou
     """A number painted on every one of many things, or hung where customers look, is
     shown to all; an account on a social platform is a handle."""
     assert bool(find_secrets(text)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("User's Italian codice fiscale is RSSGLI79D52D150K, for supplier invoices.", True),
+        ("Paolo's GCash MPIN is 0612.", True),
+        (
+            "The pharmacy's business identification number 180940012345 is printed on every"
+            " receipt.",
+            False,
+        ),
+        ("Her national ID number 180940012345 is printed on every receipt.", True),
+    ],
+)
+def test_a_number_of_its_shape_a_wallet_pin_and_a_business_number_shown(
+    text: str, found: bool
+) -> None:
+    """A number its noun introduces with the number's own shape is one even when its check
+    character fails; a mobile wallet's MPIN is a PIN; a business's number printed on every
+    receipt is shown to all, a person's is not."""
+    assert bool(find_secrets(text)) is found
