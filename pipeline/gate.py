@@ -201,7 +201,7 @@ _SPECULATIVE = [
         r"好像|似乎|或许|感觉|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
-        r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么)|"
+        r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会)|"
         # A conclusion with its thin evidence: "应该做咗好多年 因为好熟悉每条航线".
         r"应该[^，。；]{1,12}[，,]\s*因为",
     )
@@ -266,6 +266,14 @@ _SMALL_TALK = [
 _OWN_DOUBT = lazy(
     r"\b(?:user|she|he|they)(?:'s| is| was| are| were| feels?| felt| remains?)(?: still)? "
     r"(?:unsure|uncertain|not sure)\b"
+    # A hedge inside what someone believes, or inside what they research ("Peg believes
+    # neonicotinoids probably caused the losses", "researching whether music therapy might
+    # reduce pain", "研究冰的结晶方向可能怎样影响透明度"); not the writer's ("I think").
+    r"|\b(?<!\bi )(?<!\bwe )(?<!assistant )(?:believes?|thinks?|reckons?|suspects?|feels?|argues?"
+    r"|is convinced)\b (?:that )?[^.;]{0,40}?\b(?:probably|likely|maybe|perhaps|might)\b"
+    r"|\b(?:research\w*|stud(?:y|ies|ying)|investigat\w*|explor\w*|test(?:s|ing)?)\b[^.;]{0,20}"
+    r"\b(?:whether|if|how)\b[^.;]{0,40}\b(?:might|may|could|possibly|probably)\b"
+    r"|(?:研究|探讨|考察|调查)[^，。；]{0,20}(?:可能|或许)"
     # Anyone's doubt about what to do: "Kenji is unsure whether to do his master's in Japan"
     # (not the writer's: "it is unclear whether").
     r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| was| feels?| remains?)(?: still)? "
@@ -313,6 +321,13 @@ _CONDITION = lazy(r"\b(?:if|when|whenever|once|any time)\b|如果|要是|假如|
 _GOES_ON_TO_TELL = lazy(
     r"\band (?:then |also )?(?:added|mentioned|explained|noted)\b|顺口提到|顺便提到|顺带提到|顺便说"
 )
+
+
+_PREFERS = lazy(r"\b(?:likes|prefers|wants|enjoys|loves)\b|喜欢|希望|偏好|习惯|爱")
+
+
+def _clause_before(text: str, at: int) -> str:
+    return re.split(r"[.;!?,。；！？，]", text[:at])[-1]
 
 
 def _habitual(text: str) -> bool:
@@ -486,6 +501,8 @@ def screen_rules(
         ):
             continue  # "give him gentle feedback instead of the blunt style he asked for
             # earlier": what a rule for the assistant speaks of, not talk in this turn
+        if reason == "small_talk" and _PREFERS.search(_clause_before(folded, at)):
+            continue  # "喜欢对话开头用台语打招呼": how the user likes to be talked to
         if reason in ("small_talk", "ephemeral") and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
         if (

@@ -603,6 +603,12 @@ def test_text_no_screen_shows(content: str, reason: str | None) -> None:
         ("陈晓雨说今天就聊到这儿，明天再来问。", "small_talk"),
         ("User likes being greeted with 'Kamisaki', the Aymara hello.", None),
         ("用户这几天在赶一个冰雕婚礼的订单。", "ephemeral"),
+        ("用戶喜歡對話開頭用台語打招呼，像「食飽未？」。", None),
+        ("赵一鸣毕业后应该会去南方发展。", "speculative"),
+        ("Peg believes neonicotinoids probably caused the hive losses she saw.", None),
+        ("Wanjiru is researching whether music therapy might reduce pain.", None),
+        ("赵一鸣在研究冰的结晶方向可能怎样影响冰雕的透明度。", None),
+        ("I think the user might be pregnant.", "speculative"),
     ],
 )
 def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) -> None:
