@@ -116,7 +116,8 @@ _URL_SECRET_PARAM = lazy(
 
 # --- Checksummed numbers -------------------------------------------------------------------
 
-_CARD = lazy(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+# Not glued to letters: "SC12253012300456" is a licence, not a card.
+_CARD = lazy(r"(?<![A-Za-z\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
 _IBAN = lazy(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 _CN_RIC = lazy(r"(?<!\d)\d{17}[\dXx](?!\d)")
 # A UK National Insurance number: two letters from the issued series, three pairs of
@@ -191,9 +192,10 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
         word.replace("_", " ") + " ?(?:number|no|id)"
         for word in (
             "nhs pps health insurance patient medical citizen resident personal voter"
-            " social_insurance national_insurance ni"
+            " social_insurance national_insurance"
         ).split()
     ),
+    "ni (?:number|no|id)",  # apart: "Nino" is a name
     "national id",
     "id (?:number|card number)",
     "driver'?s licen[cs]e(?: number)?",
@@ -505,6 +507,8 @@ _SHOWN_TO_ALL = lazy(
     r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"
     r"\b|\b(?:on|in) (?:the |a )?public (?:register|registry|record|records|listing|directory|"
     r"database|website)\b|\bpublic (?:information|knowledge)\b"
+    r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?)\b"
+    r"|(?:印|写|贴|喷|刷|标)在(?:每(?:个|张|一|件|瓶|辆|份|盒)|所有)[^，。；,]{0,8}上"
     r"|对外公开|公开(?:可查|信息|展示|张贴)|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
     r"|任何人都(?:能|可以)(?:查|看)|(?:网上|官网上?)(?:就)?(?:能|可以)?查(?:到|得到)|可以公开查询",
@@ -512,7 +516,7 @@ _SHOWN_TO_ALL = lazy(
 )
 _PUBLIC_LABEL = lazy(
     r"licen[cs]e (?:number|no)|registration|company|business|vat|统一社会信用代码|营业执照|"
-    r"注册号|门牌",
+    r"注册号|门牌|许可证|生产许可",
     re.IGNORECASE,
 )
 _SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")

@@ -93,7 +93,7 @@ _URL_SECRET_PARAM = re.compile(
 
 # --- Checksummed numbers -------------------------------------------------------------------
 
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_CARD = re.compile(r"(?<![A-Za-z\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 _CN_RIC = re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")
 # A UK National Insurance number: two letters from the issued series, three pairs of
@@ -120,7 +120,7 @@ _SENSITIVE_NOUN = re.compile(
     r"cvv|cvc|cvv2|security numbers?|tax (?:id|number|reference(?: number)?)|utr|"
     r"puk(?: ?codes?)?|combos?|"
     r"(?:nhs|pps|health|insurance|patient|medical|citizen|resident|personal|voter|social insurance|"
-    r"national insurance|ni) ?(?:number|no|id)|"
+    r"national insurance) ?(?:number|no|id)|ni (?:number|no|id)|"
     r"national id|id (?:number|card number)|driver'?s licen[cs]e(?: number)?|"
     r"licen[cs]e (?:number|key)|serial (?:number|key)|product keys?|secrets?|api ?keys?|"
     r"tokens?(?= *[:=])|"

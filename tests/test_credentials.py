@@ -2015,3 +2015,26 @@ def test_a_number_of_its_shape_a_wallet_pin_and_a_business_number_shown(
     character fails; a mobile wallet's MPIN is a PIN; a business's number printed on every
     receipt is shown to all, a person's is not."""
     assert bool(find_secrets(text)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Nino's published translation has ISBN 978-9941-8-1234-5, in her portfolio.", False),
+        ("His NI number is AB 12 34 56 C.", True),
+        ("阿梅的蜂蜜有食品生产许可证编号 SC12253012300456，印在每个瓶子上。", False),
+        (
+            "User's parcels are referenced like LR No. 209/12345, which are public"
+            " land-registry numbers.",
+            False,
+        ),
+        ("用户的银行卡号6214830192764552", True),
+    ],
+)
+def test_names_licences_on_every_bottle_and_cards_not_glued_to_letters(
+    text: str, found: bool
+) -> None:
+    """ "Nino" is a name, not "NI no"; a licence printed on every bottle and numbers called
+    public are shown to all; a card number does not run on from letters, but may from
+    Chinese."""
+    assert bool(find_secrets(text)) is found
