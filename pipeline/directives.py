@@ -558,7 +558,7 @@ _GIVES_AWAY = lazy(
     r"|\b(?:third[- ]part(?:y|ies)|partners?|vendors?|sponsors?|advertisers?|anyone|everyone"
     r"|whoever)\b[^.;!?]{0,30}?\b(?:may|can|will|should|must|is to|are to)\s+(?:also\s+)?be\s+"
     r"(?:given|sent|shown|told|handed|provided|forwarded)\b"
-    r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|广告商|任何人)"
+    r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|合作伙伴|合作[\u4e00-\u9fff]{1,4}?(?:社|商|公司|机构)|广告商|任何人)"
     # Or made public: "上传一份到公开的 Google Drive 资料夹", "公开回复在评论下", "post it
     # publicly", and everything it remembers told to another.
     r"|(?:上传|发布|发到|贴到|传到|放到)[^，。；]{0,8}公开|公开(?:回复|回覆|发布|张贴|贴出|分享)"
@@ -911,6 +911,7 @@ _AUTHORITY = lazy(
     rf"|\b(?:{_DISCLOSE_VERBS})\w*\b.{{0,40}}\b(?:system prompt|"
     r"prompt|instructions|configuration|hidden|memories|memory|stored|secrets?|passwords?|"
     r"keys|key(?!\s+[a-z]+s\b)|credentials|conversation history|chat history|chat logs?|"
+    r"(?:past|previous|earlier|old|all|every|private) conversations|"
     r"transcripts?|profiles?|"
     r"personal (?:data|information|details)|user(?:'s)? data|private|contacts)\b"
     r"|\b(?:to|with) (?:anyone|anybody|everyone|third parties|third-party|strangers|"
@@ -1239,7 +1240,7 @@ _HIDDEN = lazy(
     r"disclose|acknowledge|admit)\w* (?:this|the|these) (?:rules?|instructions?|settings?)"
     r"|(?:not|never|don't|do not|without) (?:tell|telling|show|showing) (?:him|her|them|the user) "
     r"(?:which|what) [\w ]{1,30}? (?:it|the assistant) (?:\w+ed|did|sent|read|ran|made))\b"
-    r"|不要告诉用户|悄悄|偷偷|暗中"
+    r"|不要告诉用户|悄悄|偷偷|暗中|隐瞒|瞒着"
     r"|(?:删除|修改|改动|读取|查看|转发|上传|发送|分享|转账)[^，。；]{0,12}时[^，。；]{0,3}"
     r"(?:不要|别|不应|不应该|不用|不必|无需|唔好|唔应该)再?(?:提示|提醒)",
     re.IGNORECASE,
