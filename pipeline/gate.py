@@ -274,6 +274,11 @@ _OWN_DOUBT = lazy(
     r"|\b(?:research\w*|stud(?:y|ies|ying)|investigat\w*|explor\w*|test(?:s|ing)?)\b[^.;]{0,20}"
     r"\b(?:whether|if|how)\b[^.;]{0,40}\b(?:might|may|could|possibly|probably)\b"
     r"|(?:研究|探讨|考察|调查)[^，。；]{0,20}(?:可能|或许)"
+    # Or an open question ("asks whether Inca roads may have followed the stars", "是否可能"),
+    # not one the writer leaves open ("it is unclear whether"); a belief in Chinese.
+    r"|(?<!unclear )(?<!uncertain )(?<!not sure )(?<!unknown )\bwhether\b[^.;]{0,60}"
+    r"\b(?:might|may|could|possibly|probably)\b|是否可能"
+    r"|(?<!助手)(?<!我)(?:认为|觉得|相信|坚信|担心)[^，。；]{0,20}可能"
     # Anyone's doubt about what to do: "Kenji is unsure whether to do his master's in Japan"
     # (not the writer's: "it is unclear whether").
     r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| was| feels?| remains?)(?: still)? "
@@ -324,6 +329,22 @@ _GOES_ON_TO_TELL = lazy(
 
 
 _PREFERS = lazy(r"\b(?:likes|prefers|wants|enjoys|loves)\b|喜欢|希望|偏好|习惯|爱")
+
+
+def _hedge_read(text: str, subject: str) -> bool:
+    """Whether the rules read the text's hedge as no guess of the writer's: a doubt, belief
+    or question that is the person's own ("Dimitri thinks driverless trams would probably be
+    unsafe", "研究…是否可能"), or what a rule has the assistant say ("提醒他可能是诈骗")."""
+    folded = fold(text)
+    if _OWN_DOUBT.search(folded):
+        return True
+    hit = _first_match(text, folded, _SPECULATIVE)
+    return (
+        hit is not None
+        and subject == "assistant"
+        and is_assistant_rule(text, subject)
+        and said_in_the_rule(folded, hit[2], subject)
+    )
 
 
 def _clause_before(text: str, at: int) -> str:
@@ -643,6 +664,8 @@ def screen_judged(
         return None
     if verdict.label in ("speculative", "small_talk") and _confirmed_guess(fold(stripped)):
         return None  # the judge reads the guess; the user's confirmation makes it a fact
+    if verdict.label == "speculative" and _hedge_read(stripped, subject):
+        return None  # the rules read the hedge: the person's own view, or the rule's words
     if verdict.label == "small_talk" and _LIKES_WHAT_THE_ASSISTANT_DOES.search(stripped):
         return None  # "enjoys it when the assistant opens with '¡Buenas!'": how to be talked to
     if verdict.label == "injection" and not rule:

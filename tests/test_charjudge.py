@@ -93,6 +93,8 @@ def test_without_the_extra_the_ngram_model_refuses_and_explains(text: str, label
         "User's cat is named Maybe.",
         # A standing liking for what the assistant does, which the model reads as talk.
         "Ingrid likes the assistant to ask about the birds at her feeder at the start of a chat.",
+        # A hedge the rules read as the person's own question or belief.
+        "卓玛正在研究高原环境是否可能影响藏药材有效成分的含量。",
     ],
 )
 def test_durable_facts_pass_the_ngram_model(text: str) -> None:

@@ -609,6 +609,9 @@ def test_text_no_screen_shows(content: str, reason: str | None) -> None:
         ("Wanjiru is researching whether music therapy might reduce pain.", None),
         ("赵一鸣在研究冰的结晶方向可能怎样影响冰雕的透明度。", None),
         ("I think the user might be pregnant.", "speculative"),
+        ("Rosa's thesis asks whether Inca roads may have followed astronomical sightlines.", None),
+        ("陈老板认为人民币明年可能升值，所以一直倾向用美元报价。", None),
+        ("It is unclear whether Kenji might move to Denmark.", "speculative"),
     ],
 )
 def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) -> None:
