@@ -770,10 +770,14 @@ def _sentence_before(text: str, at: int) -> str:
     return re.split(r"[.;!?。；！？]", text[:at])[-1]
 
 
+def clause_before(text: str, at: int) -> str:
+    """The words of `text` from the start of its clause up to `at`."""
+    return re.split(r"[.;!?,:。；！？，：]", text[:at])[-1]
+
+
 def refused_before(text: str, start: int) -> bool:
     """Whether the clause of `text` that leads up to `start` refuses what follows."""
-    clause = re.split(r"[.;!?,:。；！？，：]", text[:start])[-1]
-    return _REFUSED_BEFORE.search(clause.lower()) is not None
+    return _REFUSED_BEFORE.search(clause_before(text, start).lower()) is not None
 
 
 def safe_override(

@@ -21,6 +21,7 @@ from .credentials import find_secret, redact
 from .directives import (
     asked_for,
     asked_in_other_words,
+    clause_before,
     find_injection,
     hands_over_a_passage,
     is_assistant_rule,
@@ -347,10 +348,6 @@ def _hedge_read(text: str, subject: str) -> bool:
     )
 
 
-def _clause_before(text: str, at: int) -> str:
-    return re.split(r"[.;!?,。；！？，]", text[:at])[-1]
-
-
 def _habitual(text: str) -> bool:
     """Whether `text` says, in its own words (not in a quote), that something is habitual."""
     return any(not _quoted(text, m.start(), m.end()) for m in _HABITUAL.finditer(text))
@@ -522,7 +519,7 @@ def screen_rules(
         ):
             continue  # "give him gentle feedback instead of the blunt style he asked for
             # earlier": what a rule for the assistant speaks of, not talk in this turn
-        if reason == "small_talk" and _PREFERS.search(_clause_before(folded, at)):
+        if reason == "small_talk" and _PREFERS.search(clause_before(folded, at)):
             continue  # "喜欢对话开头用台语打招呼": how the user likes to be talked to
         if reason in ("small_talk", "ephemeral") and _habitual(folded):
             continue  # "says 'cheers, love' to everyone", "每天早上跟邻居说早安": a habit
