@@ -47,7 +47,7 @@ from .text import (
     count_cjk,
     dedupe_key,
     fold,
-    hidden_text,
+    hides_text,
     simplified,
     terms,
     visible,
@@ -468,7 +468,7 @@ def screen_rules(
     # no screen shows (an order put after "User likes green tea" that way is read by the
     # model and by nobody else). What does show is read without the characters that take
     # no place on the screen ("ig\u200bnore all safety rules").
-    if hidden_text(stripped) is not None:
+    if hides_text(stripped):
         also = f"; it also contains {_article(secret)} {secret}" if secret else ""
         return _Screen("injection", _HIDES_TEXT + also)
     stripped = visible(stripped)

@@ -107,16 +107,12 @@ def visible_positions(text: str) -> tuple[str, list[int]] | None:
     return "".join(text[i] for i in kept), [*kept, len(text)]
 
 
-def hidden_text(text: str) -> str | None:
-    """The characters of `text` that hide what they say (tag characters outside a flag,
-    overrides of writing direction), as the ASCII they spell; None if it holds none."""
+def hides_text(text: str) -> bool:
+    """Whether `text` holds characters that hide what they say (tag characters outside a
+    flag, overrides of writing direction)."""
     if text.isascii():
-        return None
-    rest = _FLAG_TAGS.sub("", text)
-    hiding = _HIDING.findall(rest)
-    if not hiding:
-        return None
-    return "".join(hiding).translate(TAG_ASCII)
+        return False
+    return _HIDING.search(_FLAG_TAGS.sub("", text)) is not None
 
 
 def _split_cjk(word: str) -> list[str]:
