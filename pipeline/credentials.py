@@ -507,7 +507,8 @@ _SHOWN_TO_ALL = lazy(
     r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"
     r"\b|\b(?:on|in) (?:the |a )?public (?:register|registry|record|records|listing|directory|"
     r"database|website)\b|\bpublic (?:information|knowledge)\b"
-    r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?)\b"
+    r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
+    r"|ids?)\b"
     r"|(?:印|写|贴|喷|刷|标)在(?:每(?:个|张|一|件|瓶|辆|份|盒)|所有)[^，。；,]{0,8}上"
     r"|对外公开|公开(?:可查|信息|展示|张贴)|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
@@ -524,6 +525,8 @@ _SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")
 
 def _public_reference(text: str, finding: Finding) -> bool:
     kind, start, end = finding.kind, finding.start, finding.end
+    if any(a <= start and end <= b for a, b in public_identifiers(text)):
+        return True
     if kind in ("licence or member number", "national id number"):
         left, _ = _sentence_around(text, start, end)
         if _PUBLIC_LABEL.search(text, left, start) is None:
@@ -533,6 +536,69 @@ def _public_reference(text: str, finding: Finding) -> bool:
     ):
         return False
     return shown_to_all(text, start, end)
+
+
+# Identifiers whose form says they name a published record, made to be cited and looked up:
+# a DOI ("10.5281/zenodo.8812345"), a security advisory ("GHSA-4x7m-q9pv-2hc3",
+# "CVE-2024-3094", "RUSTSEC-2023-0071"), an ORCID iD (by its ISO 7064 check character), and
+# a key's fingerprint or id named as one ("OpenPGP key 7C3E 91A0 …", "GPG fingerprint
+# 0x3D75…"), which identifies a public key. A fingerprint in a clause that names a secret
+# ("the passphrase of the signing key …") is not read so. A product's barcode is public too,
+# when a barcode's noun introduces it and its GS1 check digit holds ("商品条码是 69012…").
+_PUBLIC_IDENTIFIER = lazy(
+    r"\b10\.\d{4,9}/[^\s\"'<>，。；、）)]+(?<![.,;:!?])"
+    r"|\bGHSA(?:-[23456789cfghjmpqrvwx]{4}){3}\b"
+    r"|\b(?:CVE|RUSTSEC|PYSEC|GO|GSD)-\d{4}-\d{4,7}\b"
+    r"|\b0000-000[1-3]-\d{4}-\d{3}[\dX]\b",
+    re.IGNORECASE,
+)
+_FINGERPRINT = lazy(
+    r"\b(?:(?:open)?pgp|gpg|gnupg|signing|ssh|public)\s+(?:key|fingerprint|key id)\b"
+    r"|\bfingerprint\b|\bkey id\b|指纹|公钥",
+    re.IGNORECASE,
+)
+_FINGERPRINT_VALUE = lazy(
+    r"(?<![0-9A-Fa-f])(?:0x)?(?:(?:[0-9A-F]{4}\s?){9}[0-9A-F]{4}|(?:[0-9a-f]{4}\s?){9}[0-9a-f]{4}"
+    r"|[0-9A-F]{16}|[0-9a-f]{16})(?![0-9A-Za-z])"
+)
+_KEPT_SECRET = lazy(r"\b(?:private|secret|passphrase|password|pin)\b|私钥|密码|口令", re.I)
+_BARCODE = lazy(r"\b(?:barcode|bar code|ean|gtin|upc)\b|条码|条形码|條碼|條形碼", re.IGNORECASE)
+_BARCODE_VALUE = lazy(r"(?<![\d-])(?:\d{8}|\d{12,14})(?![\d-])")
+
+
+def public_identifiers(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that are identifiers of published records: no secret, whatever
+    their shape."""
+    spans = [
+        m.span()
+        for m in _PUBLIC_IDENTIFIER.finditer(text)
+        if not m.group().startswith("0000") or _orcid_holds(m.group())
+    ]
+    for value, named, reach in (
+        (_FINGERPRINT_VALUE, _FINGERPRINT, 40),
+        (_BARCODE_VALUE, _BARCODE, 32),
+    ):
+        for m in value.finditer(text):
+            left = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
+            before = text[max(left, m.start() - reach) : m.start()]
+            if not named.search(before) or _KEPT_SECRET.search(before):
+                continue
+            if value is _BARCODE_VALUE and not _gs1_holds(m.group()):
+                continue
+            spans.append(m.span())
+    return spans
+
+
+def _gs1_holds(digits: str) -> bool:
+    from stdnum import ean
+
+    return bool(ean.is_valid(digits))
+
+
+def _orcid_holds(value: str) -> bool:
+    from stdnum.iso7064 import mod_11_2
+
+    return bool(mod_11_2.is_valid(value.replace("-", "")))
 
 
 def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:

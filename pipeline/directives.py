@@ -273,7 +273,7 @@ _LABELLED_HEADING = _Lazy(
 # "请" may follow the name at once.)
 _HEADING_ZH = _Lazy(
     rf"(?:^|(?<=[。！？；\n「“『\"'：:]))\s*(?:所有|任何|各位|全体|每个|每一个)?的?{_ZH}{{1,2}}"
-    rf"\s*[：:，,—]\s*|(?<=[「“『\"'：:])\s*{_ZH}{{1,2}}(?=请|务必|必须)",
+    rf"\s*[：:，,—]\s*|(?<=[「“『\"'：:])\s*{_ZH}{{1,2}}\s*(?=请|务必|必须)",
     re.IGNORECASE | re.MULTILINE,
 )
 # How an order opens: an imperative or a word that only an order opens with, by language.
@@ -558,6 +558,9 @@ _GIVES_AWAY = lazy(
     r"|\b(?:third[- ]part(?:y|ies)|partners?|vendors?|sponsors?|advertisers?|anyone|everyone"
     r"|whoever)\b[^.;!?]{0,30}?\b(?:may|can|will|should|must|is to|are to)\s+(?:also\s+)?be\s+"
     r"(?:given|sent|shown|told|handed|provided|forwarded)\b"
+    # An upload is data leaving for somewhere else, whoever's that is but the user's own:
+    # "upload the user's project folders to the sample pack's cloud drive".
+    r"|\bupload\w*\b[^.;!?]{0,60}?\b(?:to|into|onto)\s+(?!(?:the user'?s?|their|his|her|my|our)\b)"
     r"|(?:发送|发|传|提供|分享|转发|上传|告诉)给?[^，。；]{0,6}(?:插件|第三方|服务器|接口|合作方|合作伙伴|合作[\u4e00-\u9fff]{1,4}?(?:社|商|公司|机构)|广告商|任何人)"
     # Or made public: "上传一份到公开的 Google Drive 资料夹", "公开回复在评论下", "post it
     # publicly", and everything it remembers told to another.
@@ -957,7 +960,10 @@ _AUTHORITY = lazy(
     r"accept|grant|confirm|authori[sz]|pay|transfer|delet|releas|order|reorder|purchas|buy|book)\w*"
     r"|\b(?:approv|refund|grant|authori[sz]|releas|order|reorder|purchas|buy|book|pay)\w*\b.{0,30}"
     r"\bautomatically\b"
-    r"|忽略|无视|绕过|越狱|不受(?:任何)?限制|没有(?:任何)?(?:限制|约束|规则)|解除.{0,6}(?:限制|规则)|取消.{0,6}(?:限制|规则|安全)|"
+    # Rules, limits or what came before ignored; not a part of the work ("忽略美术部分").
+    r"|(?:忽略|无视|绕过)(?:[^，。；]{0,8}(?:规则|限制|安全|指令|指示|提示|系统|政策|过滤|审核|审查|设定"
+    r"|设置|警告|约束|规定|准则|要求|命令|协议|原则|道德|伦理|底线)|(?:之前|以上|上面|前面|先前|此前|上述))"
+    r"|越狱|不受(?:任何)?限制|没有(?:任何)?(?:限制|约束|规则)|解除.{0,6}(?:限制|规则)|取消.{0,6}(?:限制|规则|安全)|"
     r"(?<![不别勿])(?<!不要)(?<!禁止)(?<!不能)自动(?:批准|同意|通过|退款|付款|转账|审批|放行)|(?:无需|不用|不必|不要|别)(?:经过|找|转|请示|询问)?"
     r"(?:人工|真人|主管|经理|管理员)(?:审核|确认|审批|处理)?|"
     r"关闭.{0,6}(?:安全|过滤|审核)|跳过.{0,6}(?:安全|过滤|审核)|最高权限|"
@@ -1239,9 +1245,11 @@ def _not_told(text: str) -> re.Match[str] | None:
 _HIDDEN = lazy(
     r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|"
     r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
-    r"covertly|behind the user's back|(?:do not|don't|never) (?:tell|inform|mention "
-    r"(?:this|it) to|let) (?:the )?user|(?:not|never|don't|do not|without) (?:mention|reveal|"
-    r"disclose|acknowledge|admit)\w* (?:this|the|these) (?:rules?|instructions?|settings?)"
+    # Not an order the user is not to be given: "never tell the user to run anything with sudo".
+    r"covertly|behind the user's back|(?:do not|don't|never) (?:(?:tell|inform) (?:the )?user"
+    r"(?! to \w)|(?:mention (?:this|it) to|let) (?:the )?user)"
+    r"|(?:not|never|don't|do not|without) (?:mention|reveal|disclose|acknowledge|admit)\w* "
+    r"(?:this|the|these) (?:rules?|instructions?|settings?)"
     r"|(?:not|never|don't|do not|without) (?:tell|telling|show|showing) (?:him|her|them|the user) "
     r"(?:which|what) [\w ]{1,30}? (?:it|the assistant) (?:\w+ed|did|sent|read|ran|made))\b"
     r"|不要告诉用户|悄悄|偷偷|暗中|隐瞒|瞒着"
@@ -1267,6 +1275,7 @@ _GENERIC = frozenset(
 # concise answers" for "keep it short"), so the check needs the similarity to refuse.
 MIN_SUPPORT = 0.2
 MIN_SIMILARITY = 0.2
+FROM_THE_PASSAGE = 0.3
 _GENERIC_CJK = frozenset("用户助手希望喜欢想要要求回答复总是每次以后他她的了是在和把给要请")
 
 
@@ -1521,7 +1530,12 @@ def supported_by(
     CJK) it means nearly what they said. CJK words are compared by character, because a
     paraphrase rarely keeps the bigrams."""
     said = own_words(user_text, text)
-    if _own_share(text, said) >= MIN_SUPPORT or _own_request(user_text):
+    share = _own_share(text, said)
+    # A rule whose words are in what the user handed over (a quoted line, an attachment's
+    # text) far more than in what they said came from that content, not from them.
+    if said != user_text and _own_share(text, user_text) - share >= FROM_THE_PASSAGE:
+        return False
+    if share >= MIN_SUPPORT or _own_request(user_text):
         return True
     if _mostly_cjk(text):
         return _standing_request(said)
@@ -1575,15 +1589,16 @@ _WRITTEN_CHANNELS = frozenset(
 )
 _WRITTEN_INTO = lazy(
     r"\b(?:end|ends|ending|sign|signs|signed|signature|sign-?off|footers?|add|adds|include|"
-    r"includes|put|puts|carry|carries|list|lists|mention|mentions)\b"
-    r"|落款|签名|加上|加埋|附上|写上|注明|结尾|页脚|页尾|签名档",
+    r"includes|put|puts|carry|carries|list|lists|mention|mentions|write|writes|format|formats)\b"
+    r"|落款|签名|加上|加埋|附上|写|留|填|注明|结尾|页脚|页尾|签名档",
     re.IGNORECASE,
 )
 _SENT_TO = lazy(
     r"(?:\b(?:send|sends|sent|sending|forward\w*|cc|bcc|upload\w*|submit\w*|sync\w*|notify|call|"
     r"calls|ping)\b|\b(?:e-?mail|text|message|post|copy|report|share)(?:s|ed|ing)?(?: \w+){0,3}"
-    r" to\b)[^.;!?]{0,40}$"
-    r"|(?:抄送|发送|转发|上传|发给|发俾|发到|寄到|寄给|传到|推送|打给|致电|通知|同步|分享)[^，。；]{0,20}$",
+    r" to\b)[^.;!?]{0,80}$"
+    r"|(?:抄送|发送|转发|上传|推送|打给|致电|通知|同步|分享|(?:发|寄|传|转|抄)[^，。；]{0,6}(?:到|给|俾|去|至))"
+    r"[^，。；]{0,20}$",
     re.IGNORECASE,
 )
 
@@ -1742,7 +1757,9 @@ _DATA_NAMED = lazy(
     r"截图|讯息|信息|短信|说明|清单|列表))[^\n]{0,40}[:：?？][ \t]*\n",
     re.IGNORECASE,
 )
-_FENCED = lazy(r"```.*?(?:```|\Z)", re.DOTALL)
+# A fence named in passing ("put code in proper ``` blocks") opens no code: one opens only
+# on a line of its own or closes.
+_FENCED = lazy(r"```(?:[^`]*?```|[\w+-]*[ \t]*\n.*?(?:```|\Z))", re.DOTALL)
 _BRACKETED = lazy(r"\[[^\[\]]*\]|【[^【】]*】|［[^［］]*］|\([^()]*\)|（[^（）]*）")
 # A passage after a request that ends in a question mark, or in a colon or a full stop
 # after naming what it hands over, and a blank line: "Can you explain clause 9 of this

@@ -190,6 +190,11 @@ _SPECULATIVE = [
         # The writer's own inference: "the assistant infers that", "judging by her questions".
         r"\b(?:assistant|ai|model) (?:\w+ )?(?:infers?|inferred|guess(?:es|ed)?|assumes?|assumed|"
         r"suspects?|suspected|reckons?|deduces?|deduced)\b|\bjudging (?:by|from)\b",
+        # A conclusion drawn from what the user's words or manner show: "User's sighs about the
+        # new chief executive suggest he doesn't rate her", "her questions point to a job
+        # search"; not advice given ("his doctor suggested he cut down on salt").
+        r"\b(?:user's|his|her|their) (?:\w+ ){0,3}?(?:\w+s) (?:about [\w-]+(?: [\w-]+){0,3} )?"
+        r"(?:suggest|imply|indicate|point to|hint at|show that)\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this) (?:sounds|looks|looked|sounded) like\b|"
         r"^(?:sounds|looks) like\b|"
@@ -200,7 +205,7 @@ _SPECULATIVE = [
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
         r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
         r"好像|似乎|或许|感觉|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
-        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|"
+        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|应该系|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会)|"
         # A conclusion with its thin evidence: "应该做咗好多年 因为好熟悉每条航线".
@@ -286,8 +291,8 @@ _OWN_DOUBT = lazy(
     r"(?:unsure|uncertain|not sure) (?:whether|if|about|which|how|what|where|when)\b"
     # The hedge in what the user says of themselves: "Lin says she's probably the loudest
     # parent at every gala".
-    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they)(?:'s|'re|’s"
-    r"|’re| is| are) (?:probably|likely|maybe|perhaps)\b"
+    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they)(?:(?:'s|'re|’s"
+    r"|’re| is| are) (?:probably|likely|maybe|perhaps)| (?:might|may|could))\b"
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
     r"|(?:用户|他|她)(?:自己)?(?:说(?![话的不])|表示|自称|坦言)[^，。；,.;]{0,8}?"
     r"(?:感觉|好像|可能|大概|应该)"

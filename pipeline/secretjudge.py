@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .charjudge import NEVER, BinaryNgrams, bucket, explained, grams, load_binary
 from .credentials import LETTER_BY_LETTER as _LETTER_BY_LETTER
-from .credentials import shown_to_all
+from .credentials import public_identifiers, shown_to_all
 from .lazyre import lazy
 from .text import has_cjk
 
@@ -90,10 +90,11 @@ _PUBLIC_NUMBER = lazy(
     r"|(?:工单|订单|快递单|运单|運單|发票|發票|分机|出库单|入库单|单号|單號|好友代码|好友码|"
     # A number of a thing, not of a person's file ("个人编号", "档案编号" are the finder's).
     r"(?<!个人)(?<!個人)(?<!档案)(?<!檔案)(?<!证)(?<!證)(?<!卡)(?:编号|編號)|"
-    r"批次|批号|批號|交易号|掛號|挂号|车次|車次|航班)(?:号码?|號碼?|编号)?)"
-    r"(?:[^.;:\n]{0,40}?\b(?:is|was|number|no\.?)|\s+of\s+[^.;:,\n]{1,40},)?(?:\s+(?:is|was))?"
+    r"批次|批号|批號|交易号|掛號|挂号|车次|車次|航班|条码|条形码|條碼|條形碼)(?:号码?|號碼?|编号)?)"
+    # Or the noun in brackets after the thing's name: "CD 嘅条码 (EAN) 系 4897…".
+    r"\)?(?:[^.;:\n]{0,40}?\b(?:is|was|number|no\.?)|\s+of\s+[^.;:,\n]{1,40},)?(?:\s+(?:is|was))?"
     # Earlier groups of the same reference may come between ("顺丰单号 SF1438 7726 0915").
-    r"\s*[:：=#,]?\s*(?:是|为|係)?\s*(?:[A-Za-z0-9]{1,12}[ -]){0,4}[#A-Za-z]*-?$",
+    r"\s*[:：=#,]?\s*(?:是|为|係|系)?\s*(?:[A-Za-z0-9]{1,12}[ -]){0,4}[#A-Za-z]*-?$",
     re.IGNORECASE,
 )
 # A network's name is what it shows to everyone near it ("the Wi-Fi network is called
@@ -193,10 +194,12 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
     # A postcode, a reference anyone may see, or a model's name printed on the box ("the
     # disc model CFI-1216A", "型号 RX-550") is no secret, whatever shape it has.
+    public = public_identifiers(text)
     spans = [
         (a, b)
         for a, b in spans
-        if not _PUBLIC_CODE.search(text, max(0, a - 24), a)
+        if not any(c <= a and b <= d for c, d in public)
+        and not _PUBLIC_CODE.search(text, max(0, a - 24), a)
         and not _public_number(text, a)
         and not _model_name(text, a)
         and not _published(text, a, b)

@@ -621,3 +621,29 @@ def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) 
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("睇佢成日問點樣考牌，應該系想做的士司機。", "speculative"),
+        ("User's jokes about his commute suggest he hates the new office.", "speculative"),
+        ("Her questions about night-shift allowances point to a move onto nights.", "speculative"),
+        ("User's doctor suggested she cut down on salt.", None),
+        (
+            "Tomasz says he might open a second bakery once the loan is paid, but hasn't decided.",
+            None,
+        ),
+        ("Tomasz might open a second bakery.", "speculative"),
+    ],
+)
+def test_inferences_from_what_the_user_shows_and_their_own_maybe(
+    content: str, reason: str | None
+) -> None:
+    """A conclusion drawn from the user's questions, jokes or sighs is a guess, and so is
+    Cantonese "应该系"; advice someone gave is a fact, and a "might" the user says of their
+    own plans is theirs."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )

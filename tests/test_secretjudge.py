@@ -226,3 +226,23 @@ def test_the_gate_names_what_to_hide_and_hides_nothing_itself() -> None:
     assert redact("seen 6039") == "seen 6039"
     hide(result.hidden)
     assert redact("seen 6039") == f"seen {REDACTED}"
+
+
+def test_identifiers_of_published_records_are_no_secret_values() -> None:
+    """A DOI, a security advisory, a valid ORCID iD, a key's fingerprint named as one, and a
+    barcode its noun introduces are made to be looked up: neither the finder nor the judge
+    reads them as values. A fingerprint-shaped value a secret's noun introduces still is."""
+    for text in (
+        "Her dataset is archived under DOI 10.5061/dryad.4mw6m90b2 for anyone to cite.",
+        "User's library was patched for CVE-2023-44487 within a day.",
+        "He lists RUSTSEC-2022-0013 in the crate's security notes.",
+        "Her paper cites advisory GHSA-jfh8-c2jp-5v3q in the appendix.",
+        "Wen's ORCID iD is 0000-0002-1825-0097, on every paper she writes.",
+        "He signs tags with GPG key fingerprint 3AA5 C343 7127 58F1 9AD1 4E8F 9C5B 2F3B 18D4 E6A1.",
+        "用户店里自制辣酱的商品条码是 6901234567892，贴在每瓶背面。",
+        "The band's vinyl barcode (EAN) is 5012345678900, printed on the sleeve.",
+        "User's app is on the store under the public app ID 6448311069.",
+    ):
+        assert value_spans(text) == [], text
+        assert find_secret(text) is None, text
+    assert find_secret("The passphrase for his GPG key is 3AA5C343712758F1.") is not None
