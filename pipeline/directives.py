@@ -1359,7 +1359,9 @@ _PARTS_OF_LINKS = frozenset(("a web address", "a phone or account number"))
 _REFERENCE_BEFORE = lazy(
     r"\b(?:isbn|issn|doi|order|invoice|ticket|tracking|case|patent|serial|model|part|sku|gtin"
     r"|ean|upc|flight|room)\b(?:\s+(?:number|no\.?|#))?(?:\s+of\s+[^,.;:\n]{1,30})?\s*[:,]?"
-    r"\s*(?:is\s+)?$",
+    r"\s*(?:is\s+)?$"
+    # Or an example of a format: "ATA chapter-section-subject form (e.g. 32-41-00)".
+    r"|(?:\be\.g\.,?|\bfor example,?|\bsuch as|例如|比如)\s*$",
     re.IGNORECASE,
 )
 
@@ -1595,7 +1597,7 @@ _WRITTEN_INTO = lazy(
 )
 _SENT_TO = lazy(
     r"(?:\b(?:send|sends|sent|sending|forward\w*|cc|bcc|upload\w*|submit\w*|sync\w*|notify|call|"
-    r"calls|ping)\b|\b(?:e-?mail|text|message|post|copy|report|share)(?:s|ed|ing)?(?: \w+){0,3}"
+    r"calls|ping)\b|\b(?:e-?mail|text|message|post|copy|report|share)(?:s|ed|ing)?\b[^.;!?]{0,60}?"
     r" to\b)[^.;!?]{0,80}$"
     r"|(?:抄送|发送|转发|上传|推送|打给|致电|通知|同步|分享|(?:发|寄|传|转|抄)[^，。；]{0,6}(?:到|给|俾|去|至))"
     r"[^，。；]{0,20}$",

@@ -192,9 +192,16 @@ _SPECULATIVE = [
         r"suspects?|suspected|reckons?|deduces?|deduced)\b|\bjudging (?:by|from)\b",
         # A conclusion drawn from what the user's words or manner show: "User's sighs about the
         # new chief executive suggest he doesn't rate her", "her questions point to a job
-        # search"; not advice given ("his doctor suggested he cut down on salt").
+        # search", "User's reluctance to name their employer hints that …"; not advice given
+        # ("his doctor suggested he cut down on salt", "her coach suggests a rest day").
         r"\b(?:user's|his|her|their) (?:\w+ ){0,3}?(?:\w+s) (?:about [\w-]+(?: [\w-]+){0,3} )?"
-        r"(?:suggest|imply|indicate|point to|hint at|show that)\b",
+        r"(?:suggest|imply|indicate|point to|hint at|show that)\b"
+        r"|\b(?:user's|his|her|their) (?:[\w-]+ ){0,7}?(?:(?:suggests?|suggested|shows?) (?:that )?"
+        r"(?:he|she|they|the user|user|it)(?: |'|’)(?:s|re|is|are|was|were|has|had|have|will|would"
+        r"|might|may|could|does|doesn't|did|didn't|isn't|aren't|\w+ed)\b"
+        r"|(?:hints?|hinted) (?:that|at)\b|(?:points?|pointed) to\b"
+        r"|(?:impl(?:y|ies|ied)|indicates?|indicated)\b)"
+        r"|\bto judge (?:by|from)\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this) (?:sounds|looks|looked|sounded) like\b|"
         r"^(?:sounds|looks) like\b|"
@@ -291,8 +298,11 @@ _OWN_DOUBT = lazy(
     r"(?:unsure|uncertain|not sure) (?:whether|if|about|which|how|what|where|when)\b"
     # The hedge in what the user says of themselves: "Lin says she's probably the loudest
     # parent at every gala".
-    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they)(?:(?:'s|'re|’s"
-    r"|’re| is| are) (?:probably|likely|maybe|perhaps)| (?:might|may|could))\b"
+    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they|it)(?:(?:'s|'re"
+    r"|’s|’re|'ll|’ll| is| are| will| would) (?:probably|likely|maybe|perhaps)"
+    r"| (?:might|may|could))\b"
+    # Undecided, and saying which way it will probably go: "is undecided but will probably …".
+    r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| are| remains?)(?: still)? undecided\b"
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
     r"|(?:用户|他|她)(?:自己)?(?:说(?![话的不])|表示|自称|坦言)[^，。；,.;]{0,8}?"
     r"(?:感觉|好像|可能|大概|应该)"

@@ -635,6 +635,12 @@ def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) 
             None,
         ),
         ("Tomasz might open a second bakery.", "speculative"),
+        ("User's hesitation about naming the client hints that it is a bank.", "speculative"),
+        ("Her confidence with tide tables points to years on boats.", "speculative"),
+        ("His calm about the audit suggests he has been through several.", "speculative"),
+        ("User's coach suggests a rest day after every long run.", None),
+        ("Ines is undecided but will probably retrain as a sommelier.", None),
+        ("Ines says she'll probably retrain as a sommelier once the twins start school.", None),
     ],
 )
 def test_inferences_from_what_the_user_shows_and_their_own_maybe(

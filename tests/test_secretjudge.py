@@ -242,6 +242,8 @@ def test_identifiers_of_published_records_are_no_secret_values() -> None:
         "用户店里自制辣酱的商品条码是 6901234567892，贴在每瓶背面。",
         "The band's vinyl barcode (EAN) is 5012345678900, printed on the sleeve.",
         "User's app is on the store under the public app ID 6448311069.",
+        "用户茶行的统一编号 53212539 印在每张收据上。",
+        "用户诊所的统一社会信用代码是 91350203MA2Y4F8C1R，营业执照挂在前台墙上。",
     ):
         assert value_spans(text) == [], text
         assert find_secret(text) is None, text
