@@ -824,7 +824,22 @@ def redact_fields(texts: Sequence[str]) -> list[str]:
 
 
 def redact(text: str) -> str:
-    """`text` with every secret value replaced by [REDACTED]; the sentence around it stays."""
+    """`text` with every secret value replaced by [REDACTED]; the sentence around it stays.
+    What a redaction leaves is read again until nothing more is found: of two codes before
+    one noun ("4471 4O71 ; door"), the one read as the code is hidden first, and the other
+    is read as the code once the first is gone."""
+    for _ in range(MAX_REDACTIONS):
+        redacted = _redact_once(text)
+        if redacted == text:
+            break
+        text = redacted
+    return text
+
+
+MAX_REDACTIONS = 4
+
+
+def _redact_once(text: str) -> str:
     found = _redacted_spans(text)
     if not found:
         return text
@@ -3252,7 +3267,8 @@ _PAIR_NOUN = lazy(
     r"(?:\b(?:auth[-_])?user(?:name)?[-_/ ]?(?:and |& )?pass(?:word)?\b|\blogin and password\b"
     r"|(?:账号|帐号|用户名)(?:和|与|跟|/)?密码|账密|帐密)"
     r"\s*(?:(?:is|are|was|were)\b|[:=：]|写的是|是|为)?\s*"
-    r"[^\s,;/:，；]+\s*[/:,，]\s*([^\s,;，；。]+)",
+    # The user name is no Chinese clause ("账号密码都存在KeePass里" then a comma holds no pair).
+    r"[^\s,;/:，；\u3400-\u9fff]+\s*[/:,，]\s*([^\s,;，；。]+)",
     re.IGNORECASE,
 )
 

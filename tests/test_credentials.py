@@ -2038,3 +2038,10 @@ def test_names_licences_on_every_bottle_and_cards_not_glued_to_letters(
     public are shown to all; a card number does not run on from letters, but may from
     Chinese."""
     assert bool(find_secrets(text)) is found
+
+
+def test_what_a_redaction_leaves_is_read_again() -> None:
+    """Of two codes before one noun, the one read as the code is hidden first; the other,
+    read as the code once the first is gone, is hidden in the same call."""
+    assert redact("4471 4O71 ; door") == f"{REDACTED} {REDACTED} ; door"
+    assert redact(redact("4471 4O71 ; door")) == redact("4471 4O71 ; door")

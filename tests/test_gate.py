@@ -641,14 +641,20 @@ def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) 
         ("User's coach suggests a rest day after every long run.", None),
         ("Ines is undecided but will probably retrain as a sommelier.", None),
         ("Ines says she'll probably retrain as a sommelier once the twins start school.", None),
+        ("从用户改稿时的用词习惯来看，她做过法律翻译。", "speculative"),
+        ("用户对列车时刻这么熟，应该以前在铁路局上过班。", "speculative"),
+        ("用户讲话慢条斯理，像是做过播音员。", "speculative"),
+        ("用户喜欢像是宫崎骏那样的手绘画风。", None),
+        ("用户的账号密码都放在Bitwarden里，从不写在便签上。", None),
     ],
 )
 def test_inferences_from_what_the_user_shows_and_their_own_maybe(
     content: str, reason: str | None
 ) -> None:
-    """A conclusion drawn from the user's questions, jokes or sighs is a guess, and so is
-    Cantonese "应该系"; advice someone gave is a fact, and a "might" the user says of their
-    own plans is theirs."""
+    """A conclusion drawn from the user's questions, jokes or sighs is a guess, and so are
+    Cantonese "应该系", "从…来看", "应该以前…" and "像是"; advice someone gave is a fact, a
+    "might" the user says of their own plans is theirs, and where passwords are kept holds
+    no password."""
     decision = decide_one(content)
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
