@@ -733,12 +733,15 @@ def _joinable_lines(text: str) -> set[int]:
     return {text.rfind("\n", 0, at) + 1 for at in found}
 
 
-_ASIDE_MARKS = ("—", "–", "--", "(", "（")
+_ASIDE_MARKS = ("—", "–", "--", "(", "（", ", which ", ", the one ")
 # An aside: a few words between a pair of dashes or in brackets, on one line ("(prompt+
 # completion)", one word, is a label's own part).
 _ASIDE = lazy(
     r"(?<=\S)\s+(?:—|–|--)\s[^—–\n]{1,120}?\s(?:—|–|--)(?=\s)"
     r"|\s*——[^—\n]{1,60}?——"
+    # A clause that says more of the noun, between commas: "User's Steuer-ID, which he puts
+    # on his court fee invoices, is 47 182 903 569".
+    r"|,\s(?:which|the one)\s[^,;.\n]{1,80},(?=\s)"
     r"|\s*[(（](?=[^()（）\n]{1,120}[)）])[^()（）\n]*?(?:\s|[\u3400-\u9fff])[^()（）\n]*?[)）]"
 )
 

@@ -198,7 +198,8 @@ def find_secrets(text: str) -> list[Finding]:
     )
     text = simplified(text)  # Traditional Chinese as Simplified, one character for one
     found = _findings(text)
-    # Read again with each aside (words between paired dashes, or in brackets) blanked out.
+    # Read again with each aside (words between paired dashes, in brackets, or a clause
+    # opened by ", which" between commas) blanked out.
     plain = _ASIDE.sub(lambda m: " " * len(m.group()), text)
     if plain != text:
         found += _findings(plain)
@@ -208,6 +209,7 @@ def find_secrets(text: str) -> list[Finding]:
 _ASIDE = re.compile(
     r"(?<=\S)\s+(?:—|–|--)\s[^—–\n]{1,120}?\s(?:—|–|--)(?=\s)"
     r"|\s*——[^—\n]{1,60}?——"
+    r"|,\s(?:which|the one)\s[^,;.\n]{1,80},(?=\s)"
     r"|\s*[(（](?=[^()（）\n]{1,120}[)）])[^()（）\n]*?(?:\s|[\u3400-\u9fff])[^()（）\n]*?[)）]"
 )
 

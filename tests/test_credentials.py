@@ -2045,3 +2045,10 @@ def test_what_a_redaction_leaves_is_read_again() -> None:
     read as the code once the first is gone, is hidden in the same call."""
     assert redact("4471 4O71 ; door") == f"{REDACTED} {REDACTED} ; door"
     assert redact(redact("4471 4O71 ; door")) == redact("4471 4O71 ; door")
+
+
+def test_a_clause_between_a_noun_and_its_value_is_read_past() -> None:
+    """ ", which …," between a noun and its value is an aside like one between dashes."""
+    text = "User's Steuer-ID, which he puts on his court fee invoices, is 47 182 903 569."
+    assert [text[f.start : f.end] for f in find_secrets(text)] == ["47 182 903 569"]
+    assert find_secrets("Her cat, which is nine, is called Tiger.") == []
