@@ -500,6 +500,10 @@ _SHOWN_TO_ALL = lazy(
     # "framed on the wall behind the front desk".
     r"|\b(?:painted|printed|shown|displayed|stencil+ed|engraved|stamped|written)\b[^.!?\n]{0,20}?"
     r"\bon (?:every|each|all|both) \w+"
+    # Or on every one of the papers it issues: "appears on the title block of every drawing",
+    # "prints its SRA number in the footer of every client care letter".
+    r"|\b(?:appears?|printed|prints|shown|listed|displayed|stamped|goes)\b[^.!?\n]{0,40}?"
+    r"\b(?:on|in|at)\b[^.!?\n]{0,30}?\b(?:every|each|all)\b"
     r"|\b(?:framed|hung|hangs|hanging|displayed|posted)\b[^.!?\n]{0,12}?\b(?:on|in|at) (?:the )?"
     r"(?:\w+ )?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
     r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"

@@ -203,8 +203,13 @@ _SPECULATIVE = [
         r"|(?:impl(?:y|ies|ied)|indicates?|indicated)\b)"
         r"|\bto judge (?:by|from)\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
-        r"\bmy guess\b|\b(?:it|that|this) (?:sounds|looks|looked|sounded) like\b|"
+        r"\bmy guess\b|\b(?:it|that|this|which) (?:sounds|looks|looked|sounded|seems|reads) like\b|"
         r"^(?:sounds|looks) like\b|"
+        # What the evidence makes it look like, or how the user comes across: "the mentions of
+        # sleeping in the truck make it sound like …", "reads like an early retirement is on
+        # the cards", "writes like someone who came up through radio news".
+        r"\bmakes? it (?:sound|look|seem)\b|\breads like\b|\bsounds (?:close to|as if|as though)\b"
+        r"|\b(?:writes|talks|speaks|sounds|comes across) like (?:someone|a person|somebody)\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
         r"\bit(?:'s| is) possible\b",
         # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
@@ -249,6 +254,10 @@ _SMALL_TALK = [
         r"explanations|summaries|units|formatting)\b)|why|a question)\b|\bwanted to know\b|"
         r"\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
+        # What the user made of an answer once: "found the assistant's walkthrough easy to
+        # follow" (not what they find in general: "finds bullet summaries easier to read").
+        r"\b(?:found|thought|liked|loved|enjoyed|appreciated|praised|valued) (?:the )?"
+        r"(?:assistant|ai|bot)['’]s\b",
         # The user and the assistant as the ones talking; what the chat was.
         # Either way round, the user by any name: "The assistant and Tomás went over how a
         # limiter differs from a compressor".
@@ -305,6 +314,10 @@ _OWN_DOUBT = lazy(
     r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they|it)(?:(?:'s|'re"
     r"|’s|’re|'ll|’ll| is| are| will| would) (?:probably|likely|maybe|perhaps)"
     r"| (?:might|may|could))\b"
+    # A hedge inside the user's own plan: "plans to buy their own farm, probably in the King
+    # Country".
+    r"|\b(?:plans?|planning|intends?|intending|hopes?|hoping|aims?|aiming) to\b[^.;]{0,60}"
+    r"\b(?:probably|maybe|perhaps|possibly)\b"
     # Undecided, and saying which way it will probably go: "is undecided but will probably …".
     r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| are| remains?)(?: still)? undecided\b"
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".

@@ -68,7 +68,7 @@ def test_a_feature_vector_has_unit_length() -> None:
         ("估摸着用户是一名律师。", "speculative"),
         ("User has a splitting headache.", "ephemeral"),
         ("The user must be a teacher, given all the grading questions.", "speculative"),
-        ("User liked the assistant's last answer.", "small_talk"),
+        ("User really liked that last reply.", "small_talk"),
         ("用户嗓子哑了，说不出话。", "ephemeral"),
         ("用户说这些建议很专业。", "small_talk"),
     ],

@@ -646,6 +646,12 @@ def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) 
         ("用户讲话慢条斯理，像是做过播音员。", "speculative"),
         ("用户喜欢像是宫崎骏那样的手绘画风。", None),
         ("用户的账号密码都放在Bitwarden里，从不写在便签上。", None),
+        ("All the talk of overtime makes it sound like Rhys needs the money.", "speculative"),
+        ("Rhys's interest in narrowboats reads like a plan to live afloat.", "speculative"),
+        ("Rhys writes like someone who trained as a lawyer.", "speculative"),
+        ("Rhys plans to retire to the coast, probably to Tenby, in about five years.", None),
+        ("User found the assistant's outline of the appeal process easy to follow.", "small_talk"),
+        ("User finds numbered steps easier to follow than paragraphs.", None),
     ],
 )
 def test_inferences_from_what_the_user_shows_and_their_own_maybe(

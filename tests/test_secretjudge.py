@@ -243,6 +243,8 @@ def test_identifiers_of_published_records_are_no_secret_values() -> None:
         "The band's vinyl barcode (EAN) is 5012345678900, printed on the sleeve.",
         "User's app is on the store under the public app ID 6448311069.",
         "用户茶行的统一编号 53212539 印在每张收据上。",
+        "Her surveyor registration number, 40917, appears on the cover of every report she signs.",
+        "His practice prints its registration number, 718223, in the footer of every letter.",
         "用户诊所的统一社会信用代码是 91350203MA2Y4F8C1R，营业执照挂在前台墙上。",
     ):
         assert value_spans(text) == [], text
