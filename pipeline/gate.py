@@ -182,7 +182,7 @@ _SPECULATIVE = [
         r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
         r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b|"
         r"(?<!how )(?<!more )(?<!less )(?<!as )\blikely (?:\w+n't|does|did|will|would|can|\w+s)\b",
-        r"\b(?:may|could|might) (?:be|have|not|need)\b|"
+        r"\b(?:may|could|might) (?:be|have|not|need|mean)\b|"
         r"\b(?:user|she|he|they) (?:may|might|could well) (?:well |also )?[a-z]{3,}\b",
         r"\bseems?\b|\bseemed\b|\bappears? (?:to|close to|near)\b|"
         r"\bi (?:think|guess|suppose|assume)\b",
@@ -209,7 +209,8 @@ _SPECULATIVE = [
         # sleeping in the truck make it sound like …", "reads like an early retirement is on
         # the cards", "writes like someone who came up through radio news".
         r"\bmakes? it (?:sound|look|seem)\b|\breads like\b|\bsounds (?:close to|as if|as though)\b"
-        r"|\b(?:writes|talks|speaks|sounds|comes across) like (?:someone|a person|somebody)\b|"
+        r"|\b(?:writes|talks|speaks|sounds|comes across) like (?:someone|a person|somebody)\b"
+        r"|\bcomes across as\b|\bgiven how (?:often|much|many|little)\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
         r"\bit(?:'s| is) possible\b",
         # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
@@ -222,6 +223,8 @@ _SPECULATIVE = [
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
         # Judging from something: "从用户对德语文献的熟悉程度来看" before a conclusion.
         r"(?:从|由)[^，。；]{2,30}(?:来看|看来|判断)|"
+        # Evidence, then what it is said to show: "经常凌晨发消息" then "说明他有失眠的毛病".
+        r"[，,]\s*(?:这|这也)?(?:说明|表明|可见)了?\s*(?:他|她|用户|其)|"
         # "像是" as a guess, not as "such as" ("喜欢像是宫崎骏那样的画风").
         r"像是(?![^，。；]{0,12}(?:那样|一样|这样|之类|那种|这种|这类|那类))|"
         # A conclusion with its thin evidence: "应该做咗好多年 因为好熟悉每条航线".
@@ -257,7 +260,8 @@ _SMALL_TALK = [
         # What the user made of an answer once: "found the assistant's walkthrough easy to
         # follow" (not what they find in general: "finds bullet summaries easier to read").
         r"\b(?:found|thought|liked|loved|enjoyed|appreciated|praised|valued) (?:the )?"
-        r"(?:assistant|ai|bot)['’]s\b",
+        r"(?:(?:assistant|ai|bot)['’]s|(?:that|this|your|the) (?:explanation|answer|reply|response"
+        r"|walkthrough|breakdown)(?! of how)\b)",
         # The user and the assistant as the ones talking; what the chat was.
         # Either way round, the user by any name: "The assistant and Tomás went over how a
         # limiter differs from a compressor".
@@ -312,7 +316,7 @@ _OWN_DOUBT = lazy(
     # The hedge in what the user says of themselves: "Lin says she's probably the loudest
     # parent at every gala".
     r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they|it)(?:(?:'s|'re"
-    r"|’s|’re|'ll|’ll| is| are| will| would) (?:probably|likely|maybe|perhaps)"
+    r"|’s|’re|'ll|’ll| is| are| will| would) (?:most |very )?(?:probably|likely|maybe|perhaps)"
     r"| (?:might|may|could))\b"
     # A hedge inside the user's own plan: "plans to buy their own farm, probably in the King
     # Country".
@@ -321,7 +325,7 @@ _OWN_DOUBT = lazy(
     # Undecided, and saying which way it will probably go: "is undecided but will probably …".
     r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| are| remains?)(?: still)? undecided\b"
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
-    r"|(?:用户|他|她)(?:自己)?(?:说(?![话的不])|表示|自称|坦言)[^，。；,.;]{0,8}?"
+    r"|(?:用户|他|她)(?:自己)?(?:说(?![话的不])|话(?![费题])|讲(?![话的])|表示|自称|坦言)[^，。；,.;]{0,8}?"
     r"(?:感觉|好像|可能|大概|应该)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an

@@ -652,6 +652,16 @@ def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) 
         ("Rhys plans to retire to the coast, probably to Tenby, in about five years.", None),
         ("User found the assistant's outline of the appeal process easy to follow.", "small_talk"),
         ("User finds numbered steps easier to follow than paragraphs.", None),
+        ("Dmitri says he'll most likely sell the boat when he turns 70.", None),
+        ("用戶話自己應該會喺葵涌做到退休，唔打算轉行。", None),
+        (
+            "Her questions about kiln permits may mean she is planning a wood-fired kiln.",
+            "speculative",
+        ),
+        ("用户总在半夜改稿，说明她白天另有全职工作。", "speculative"),
+        ("User comes across as nervous about the audit.", "speculative"),
+        ("Given how often childcare comes up, the user is a single parent.", "speculative"),
+        ("User found that explanation of glaze chemistry easy to follow.", "small_talk"),
     ],
 )
 def test_inferences_from_what_the_user_shows_and_their_own_maybe(
