@@ -571,7 +571,9 @@ _BARCODE = lazy(r"\b(?:barcode|bar code|ean|gtin|upc)\b|条码|条形码|條碼|
 _BARCODE_VALUE = lazy(r"(?<![\d-])(?:\d{8}|\d{12,14})(?![\d-])")
 
 
-def public_identifiers(text: str) -> list[tuple[int, int]]:
+# Read for each finding of a text and again by the secret judge: the scan runs once a text.
+@lru_cache(maxsize=4)
+def public_identifiers(text: str) -> tuple[tuple[int, int], ...]:
     """The spans of `text` that are identifiers of published records: no secret, whatever
     their shape."""
     spans = [
@@ -591,7 +593,7 @@ def public_identifiers(text: str) -> list[tuple[int, int]]:
             if value is _BARCODE_VALUE and not _gs1_holds(m.group()):
                 continue
             spans.append(m.span())
-    return spans
+    return tuple(spans)
 
 
 def _gs1_holds(digits: str) -> bool:
