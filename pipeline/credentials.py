@@ -548,8 +548,11 @@ def _public_reference(text: str, finding: Finding) -> bool:
 # "CVE-2024-3094", "RUSTSEC-2023-0071"), an ORCID iD (by its ISO 7064 check character), and
 # a key's fingerprint or id named as one ("OpenPGP key 7C3E 91A0 …", "GPG fingerprint
 # 0x3D75…"), which identifies a public key. A fingerprint in a clause that names a secret
-# ("the passphrase of the signing key …") is not read so. A product's barcode is public too,
-# when a barcode's noun introduces it and its GS1 check digit holds ("商品条码是 69012…").
+# ("the passphrase of the signing key …") is not read so. A number of a public register is
+# public too, when the register's name introduces it and the register's check holds: a
+# product's barcode by its GS1 check digit ("商品条码是 69012…"), a book's, serial's or
+# score's ISBN, ISSN or ISMN, a French business's SIRET or SIREN, and an insurer's NAIC
+# company code, five digits published with the insurer's name.
 _PUBLIC_IDENTIFIER = lazy(
     r"\b10\.\d{4,9}/[^\s\"'<>，。；、）)]+(?<![.,;:!?])"
     r"|\bGHSA(?:-[23456789cfghjmpqrvwx]{4}){3}\b"
@@ -567,8 +570,12 @@ _FINGERPRINT_VALUE = lazy(
     r"|[0-9A-F]{16}|[0-9a-f]{16})(?![0-9A-Za-z])"
 )
 _KEPT_SECRET = lazy(r"\b(?:private|secret|passphrase|password|pin)\b|私钥|密码|口令", re.I)
-_BARCODE = lazy(r"\b(?:barcode|bar code|ean|gtin|upc)\b|条码|条形码|條碼|條形碼", re.IGNORECASE)
-_BARCODE_VALUE = lazy(r"(?<![\d-])(?:\d{8}|\d{12,14})(?![\d-])")
+_REGISTER = lazy(
+    r"(?<![A-Za-z])(?:(barcode|bar code|ean|gtin|upc)|(isbn)(?:-1[03])?|(issn)|(ismn)|(siret)"
+    r"|(siren)|(naic))(?![A-Za-z])|(条码|条形码|條碼|條形碼)|(书号|書號)",
+    re.IGNORECASE,
+)
+_REGISTER_VALUE = lazy(r"(?<![0-9A-Za-z-])\d(?:[ -]?\d){3,16}(?:[ -]?[\dX])?(?![0-9A-Za-z-])")
 
 
 # Read for each finding of a text and again by the secret judge: the scan runs once a text.
@@ -581,25 +588,38 @@ def public_identifiers(text: str) -> tuple[tuple[int, int], ...]:
         for m in _PUBLIC_IDENTIFIER.finditer(text)
         if not m.group().startswith("0000") or _orcid_holds(m.group())
     ]
-    for value, named, reach in (
-        (_FINGERPRINT_VALUE, _FINGERPRINT, 40),
-        (_BARCODE_VALUE, _BARCODE, 32),
-    ):
+    for value, named in ((_FINGERPRINT_VALUE, _FINGERPRINT), (_REGISTER_VALUE, _REGISTER)):
         for m in value.finditer(text):
             left = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
-            before = text[max(left, m.start() - reach) : m.start()]
-            if not named.search(before) or _KEPT_SECRET.search(before):
+            before = text[max(left, m.start() - 40) : m.start()]
+            names = list(named.finditer(before))
+            if not names or _KEPT_SECRET.search(before):
                 continue
-            if value is _BARCODE_VALUE and not _gs1_holds(m.group()):
+            if value is _REGISTER_VALUE and not _register_holds(names[-1], m.group()):
                 continue
             spans.append(m.span())
     return tuple(spans)
 
 
-def _gs1_holds(digits: str) -> bool:
-    from stdnum import ean
+def _register_holds(name: re.Match[str], value: str) -> bool:
+    """Whether `value` passes the check of the register `name` names (its last group)."""
+    from stdnum import ean, isbn, ismn, issn
+    from stdnum.fr import siren, siret
 
-    return bool(ean.is_valid(digits))
+    digits = re.sub(r"[ -]", "", value)
+    register = next(i for i, group in enumerate(name.groups(), 1) if group)
+    checks: dict[int, Callable[[str], bool]] = {
+        1: ean.is_valid,
+        2: isbn.is_valid,
+        3: issn.is_valid,
+        4: ismn.is_valid,
+        5: siret.is_valid,
+        6: siren.is_valid,
+        7: lambda v: len(v) == 5 and v.isdigit(),
+        8: ean.is_valid,
+        9: isbn.is_valid,
+    }
+    return bool(checks[register](digits))
 
 
 def _orcid_holds(value: str) -> bool:

@@ -246,7 +246,24 @@ def test_identifiers_of_published_records_are_no_secret_values() -> None:
         "Her surveyor registration number, 40917, appears on the cover of every report she signs.",
         "His practice prints its registration number, 718223, in the footer of every letter.",
         "用户诊所的统一社会信用代码是 91350203MA2Y4F8C1R，营业执照挂在前台墙上。",
+        "The companion book to her film has ISBN 978-978-548-213-3, listed in press kits.",
+        "用户写的点心食谱书号 978-7-02-000220-7，书店有卖。",
+        "The restaurant she runs has SIRET 832 941 751 00014, printed at the bottom of every bill.",
+        "The carrier he adjusts for has NAIC company code 10927, on every claim form.",
+        "Her journal's ISSN is 0378-5955.",
     ):
         assert value_spans(text) == [], text
         assert find_secret(text) is None, text
     assert find_secret("The passphrase for his GPG key is 3AA5C343712758F1.") is not None
+
+
+def test_a_register_number_is_public_only_when_its_check_holds() -> None:
+    """A register's name does not make any number public: the number must pass the
+    register's check, and a secret's noun before it keeps it a secret."""
+    for text in (
+        "User's card, the one she pays ISBN orders with, is 4111 1111 1111 1111.",
+        "Her SIRET login PIN is 832941.",
+        "The carrier's NAIC portal password is 10927.",
+        "Under the ISBN sticker he keeps his bank card, 4539 1488 0343 6467.",
+    ):
+        assert find_secret(text) is not None, text
