@@ -212,7 +212,11 @@ _SPECULATIVE = [
         r"|\b(?:writes|talks|speaks|sounds|comes across) like (?:someone|a person|somebody)\b"
         r"|\bcomes across as\b|\bgiven how (?:often|much|many|little)\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
-        r"\bit(?:'s| is) possible\b",
+        r"\bit(?:'s| is) possible\b|"
+        # "Must" as a conclusion, not a duty: what must have been (a past duty is "had to"),
+        # or must be by the evidence given ("must be preparing for an audition, since …").
+        r"\bmust have been\b|"
+        r"\bmust be\b[^.;]{1,60}?(?:,|—|–| -)?\s(?:since|given|judging|seeing as)\b",
         # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
         # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"

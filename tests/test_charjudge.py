@@ -67,7 +67,7 @@ def test_a_feature_vector_has_unit_length() -> None:
         ("用户正坐在去南京的火车上。", "ephemeral"),
         ("估摸着用户是一名律师。", "speculative"),
         ("User has a splitting headache.", "ephemeral"),
-        ("The user must be a teacher, given all the grading questions.", "speculative"),
+        ("The user is surely a teacher, given all the grading questions.", "speculative"),
         ("User really liked that last reply.", "small_talk"),
         ("用户嗓子哑了，说不出话。", "ephemeral"),
         ("用户说这些建议很专业。", "small_talk"),

@@ -662,13 +662,18 @@ def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) 
         ("User comes across as nervous about the audit.", "speculative"),
         ("Given how often childcare comes up, the user is a single parent.", "speculative"),
         ("User found that explanation of glaze chemistry easy to follow.", "small_talk"),
+        ("Oskar must have been a drummer once; he taps out every rhythm.", "speculative"),
+        ("User must be training for a marathon, given the mileage she mentions.", "speculative"),
+        ("User must be at the depot by 5am because the route starts then.", None),
+        ("User's forklift licence must be renewed every three years.", None),
     ],
 )
 def test_inferences_from_what_the_user_shows_and_their_own_maybe(
     content: str, reason: str | None
 ) -> None:
     """A conclusion drawn from the user's questions, jokes or sighs is a guess, and so are
-    Cantonese "应该系", "从…来看", "应该以前…" and "像是"; advice someone gave is a fact, a
+    Cantonese "应该系", "从…来看", "应该以前…", "像是", "must have been" and "must be …,
+    given …"; a duty ("must be renewed") and advice someone gave are facts, a
     "might" the user says of their own plans is theirs, and where passwords are kept holds
     no password."""
     decision = decide_one(content)
