@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .asked import hands_over_content, speaks_for_user, surely_speaks_for_user
 from .lazyre import lazy
@@ -1829,10 +1829,12 @@ def _before_the_address(line: re.Match[str]) -> str:
     return line.group() if m is None else line.group()[: m.start()]
 
 
+@lru_cache(maxsize=64)
 def own_words(user_text: str, rule: str = "") -> str:
     """The user's message without what it hands over to be read (long quotes, code, a
     diff): a rule found only there was not asked for. A quote the rule repeats whole is
-    what the user said to be kept, and a message that is all quote is kept whole."""
+    what the user said to be kept, and a message that is all quote is kept whole. Cached:
+    a rule's checks ask for it more than once."""
 
     def handed_over(q: re.Match[str]) -> str:
         inner = q.group()[1:-1].strip()
@@ -1842,8 +1844,48 @@ def own_words(user_text: str, rule: str = "") -> str:
     said = _without_passages(_FENCED.sub(" ", user_text))
     for span in (_QUOTED_SPAN, _BRACKETED):
         said = span.sub(handed_over, said)
-    said = _without_addresses(_AI_LABELLED.sub(" ", said))
+    said = _without_offers(_without_addresses(_AI_LABELLED.sub(" ", said)), rule)
     return said if said.strip() else user_text
+
+
+# What the assistant said or offered before, in the user's report of it: "You brought up some
+# RoadReady app in your last answer", "the auto-upload thing you suggested", "你刚才说可以帮我管
+# 网店后台", "你上次推荐的菜". Its words are the assistant's, to the end of their clause.
+_ASSISTANTS_OFFER = lazy(
+    r"[^,.;!?\n，。；！？]*(?:"
+    r"\b(?:you|u)(?: just| earlier| already| also| first)? (?:suggested|offered|proposed|"
+    r"recommended|brought up|mentioned|came up with|said (?:you(?:'d| would| could| can| will)?|"
+    r"that you)\b)"
+    r"|\b(?:in|at the end of|from) your (?:last|previous|earlier|first|other) (?:answer|reply|"
+    r"response|message)\b"
+    r"|\byour (?:last|previous|earlier|first|other) (?:answer|reply|response|message) (?:said|"
+    r"suggested|offered|proposed|recommended|mentioned|brought up|ended with)\b"
+    r"|你(?:刚才|刚刚|剛才|剛剛|之前|上次|头先|頭先|啱啱|前面|先前)(?:说|說|讲|講|话|話|提到|建议|建議|"
+    r"推荐|推薦|提议|提議|写|寫)"
+    r"|你(?:提到|建议|建議|推荐|推薦|提议|提議)(?:的|过|過|嘅)"
+    r")[^,.;!?\n，。；！？]*",
+    re.IGNORECASE,
+)
+# What takes an offer up, after it: "yes, do that", "from now on", "以后就这么办".
+_TAKEN_UP = lazy(
+    r"\b(?:yes|yeah|yep|ok(?:ay)?|sure|go ahead|do (?:it|that|so|this)|please do|sounds good|"
+    r"let's|from now on|always|every time|keep doing|start doing)\b"
+    r"|以后|以後|今后|今後|从现在起|從現在起|就这么|就這麼|就按|就照|照你说|照你說|按你说|按你說|好啊|好呀|"
+    r"行啊|可以啊|要得|没问题|沒問題|就这样|就這樣|记住|記住|记得|記得|得啦|好嘅|冇问题|冇問題",
+    re.IGNORECASE,
+)
+
+
+def _without_offers(said: str, rule: str) -> str:
+    """A message without its reports of what the assistant offered before, unless the user
+    takes the offer up after it or the rule repeats the report whole: a rule whose words
+    are only there came from the assistant ("你刚才说可以帮我管网店后台", then
+    "这个我再想想")."""
+    m = _ASSISTANTS_OFFER.search(said)
+    if m is None or _TAKEN_UP.search(said, m.end()):
+        return said
+    kept = m.group() if m.group().strip() in rule else " "
+    return said[: m.start()] + kept + _without_offers(said[m.end() :], rule)
 
 
 def _without_passages(said: str) -> str:
