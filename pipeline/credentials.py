@@ -489,13 +489,14 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
 # password, a PIN, a card or a person's identity number stays one wherever it is written.
 _SHOWN_TO_ALL = lazy(
     r"\b(?:painted|printed|shown|displayed|posted|listed|published|stencil+ed|engraved|written"
-    r"|displays?|appears?)\b[^.!?\n]{0,20}?\bon (?:the |its |their |his |her |our |all |every "
+    r"|displays?|appears?)\b[^.!?\n]{0,20}?\b(?:on|in) (?:the |its |their |his |her |our |all "
+    r"|every "
     r"|both |each |a |any )?(?:[\w'’-]+ ){0,2}?(?:signboards?|signs?|signage|websites?|site|"
     r"web ?pages?|invoices?|quotes?|quotations?|receipts?|letterheads?|business cards?|"
     r"storefronts?|shopfronts?|shop windows?|doors?|vans?|trucks?|lorr(?:y|ies)|vehicles?|"
     r"packaging|menus?|flyers?|posters?|banners?|noticeboards?|notice boards?|plaques?|hull|"
     r"tail(?:fin)?|reports?|brochures?|catalog(?:ue)?s?|adverts?|ads|maps?|google maps|yelp|"
-    r"directories|directory)\b"
+    r"directories|directory|footers?)\b"
     # On every one of many things, or hung where customers look: "painted on every hive",
     # "framed on the wall behind the front desk".
     r"|\b(?:painted|printed|shown|displayed|stencil+ed|engraved|stamped|written)\b[^.!?\n]{0,20}?"
@@ -514,16 +515,24 @@ _SHOWN_TO_ALL = lazy(
     r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
     r"|ids?)\b"
     r"|(?:印|写|贴|喷|刷|标)在(?:每(?:个|张|一|件|瓶|辆|份|盒)|所有)[^，。；,]{0,8}上"
-    r"|对外公开|公开(?:可查|信息|展示|张贴)|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
+    r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示)|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示)"
+    r"|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
-    r"|(?:挂|贴)在[^，。；,]{0,8}?(?:墙|前台|柜台|门口|大厅|店门)"
+    r"|(?:挂|贴|掛|貼)(?:在|喺)[^，。；,]{0,8}?(?:墙|牆|前台|柜台|櫃檯|门口|門口|大厅|大廳|店门|店門|"
+    r"接待处|接待處)"
     r"|任何人都(?:能|可以)(?:查|看)|(?:网上|官网上?)(?:就)?(?:能|可以)?查(?:到|得到)|可以公开查询",
     re.IGNORECASE,
 )
 _PUBLIC_LABEL = lazy(
-    r"licen[cs]e (?:number|no)|registration|company|business|vat|统一社会信用代码|营业执照|"
-    r"统一编号|注册号|门牌|许可证|生产许可",
+    r"licen[cs]e (?:number|no)|registration|registry|company|companies house|business|vat"
+    r"|\b(?:kvk|iata|naics|nace|sbi|sic)\b|chamber of commerce|统一社会信用代码|营业执照|"
+    r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記",
     re.IGNORECASE,
+)
+# A label that names no kind of number by itself: the words before it say whose it is
+# ("registry code 10931828", "IATA cargo agent code …").
+_GENERIC_LABEL = lazy(
+    r"value labelled '(?:code|number|no\.?|id|号码|號碼|编号|編號|代码|代碼)'", re.I
 )
 _SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")
 
@@ -537,7 +546,11 @@ def _public_reference(text: str, finding: Finding) -> bool:
         if _PUBLIC_LABEL.search(text, left, start) is None:
             return False
     elif kind != "lock code" and not (
-        kind.startswith("value labelled") and _PUBLIC_LABEL.search(kind)
+        kind.startswith("value labelled")
+        and (
+            _PUBLIC_LABEL.search(kind)
+            or (_GENERIC_LABEL.fullmatch(kind) and public_label_before(text, start))
+        )
     ):
         return False
     return shown_to_all(text, start, end)
@@ -632,6 +645,12 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     left = max((m.end() for m in _SENTENCE_MARKS.finditer(text, 0, start)), default=0)
     right = _SENTENCE_MARKS.search(text, end)
     return left, right.start() if right else len(text)
+
+
+def public_label_before(text: str, start: int) -> bool:
+    """Whether the words before `start` in its sentence name a public register or a
+    business's number ("registry code", "KvK number", "统一社会信用代码")."""
+    return _PUBLIC_LABEL.search(text, _sentence_around(text, start, start)[0], start) is not None
 
 
 def shown_to_all(text: str, start: int, end: int) -> bool:
@@ -1965,7 +1984,7 @@ OTHER_PASSWORD_NOUNS: tuple[str, ...] = (
     "mdp",
     "contraseñas?",
     "contrasenas?",
-    "clave(?: de acceso| secreta)?",
+    "clave(?: de acceso| secreta| tributaria| única| unica)?",
     "senhas?",
     "palavra-passe",
     "parola d'ordine",
@@ -3422,10 +3441,11 @@ def _ein_numbers(text: str) -> Iterator[Finding]:
 # A secret set in a line of configuration: a compound key whose last part names a secret
 # ("wpa_passphrase=…", "DB_PASSWORD: …", "clientSecret = …", "api-key=…"). A key that ends
 # in another word names something else ("max_tokens=512", "password_file=…"), and a key of
-# one word is the sensitive nouns' business.
+# one word is the sensitive nouns' business. A value ends at a Chinese comma too
+# ("admin_user=lobby、admin_pwd=…" sets two keys).
 _ASSIGNMENT = (
     r"(?<![\w.\-])([A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+|(?<=[a-z0-9])[A-Z][a-z0-9]*)+)"
-    r"\s*(?::=|=>|=|:)\s*([\"']?)([^\s\"',;]{4,})\2"
+    r"\s*(?::=|=>|=|:)\s*([\"']?)([^\s\"',;、，；。]{4,})\2"
 )  # compiled on first use
 _KEY_PART = r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])"
 _SECRET_KEY_ENDS = frozenset(

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .charjudge import NEVER, BinaryNgrams, bucket, explained, grams, load_binary
 from .credentials import LETTER_BY_LETTER as _LETTER_BY_LETTER
-from .credentials import public_identifiers, shown_to_all
+from .credentials import public_identifiers, public_label_before, shown_to_all
 from .lazyre import lazy
 from .text import has_cjk
 
@@ -109,6 +109,12 @@ _SECRET_BEFORE = lazy(
     r"\b(?:pin|code|pass\w*|key|secret|otp|token|account|iban|card)\b|密码|密碼|验证码|驗證碼|账号|帳號",
     re.IGNORECASE,
 )
+# A code a public register's name introduces ("IATA cargo agent code", "SBI code") is that
+# register's, not a secret's noun.
+_SECRET_BEFORE_BUT_CODE = lazy(
+    r"\b(?:pin|pass\w*|key|secret|otp|token|account|iban|card)\b|密码|密碼|验证码|驗證碼|账号|帳號",
+    re.IGNORECASE,
+)
 _CLOCK = lazy(r"\d{1,2}[.:]\d\d")
 _MODEL_BEFORE = lazy(
     r"(?:\bmodel(?: number| no\.?)?|\bpart (?:number|no\.?)|型号)\s*[:：#]?\s*$", re.I
@@ -171,7 +177,8 @@ def _published(text: str, start: int, end: int) -> bool:
     if not shown_to_all(text, start, end):
         return False
     left = max(text.rfind(mark, 0, start) for mark in ".!?\n。！？") + 1
-    return not _SECRET_BEFORE.search(text, left, start)
+    secret_noun = _SECRET_BEFORE_BUT_CODE if public_label_before(text, start) else _SECRET_BEFORE
+    return not secret_noun.search(text, left, start)
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:

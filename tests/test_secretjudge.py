@@ -251,6 +251,12 @@ def test_identifiers_of_published_records_are_no_secret_values() -> None:
         "The restaurant she runs has SIRET 832 941 751 00014, printed at the bottom of every bill.",
         "The carrier he adjusts for has NAIC company code 10927, on every claim form.",
         "Her journal's ISSN is 0378-5955.",
+        "The clinic she covers has registry code 10931828, shown in its website footer.",
+        "His firm trades under KvK number 24301527, shown in the footer of its website.",
+        "Her agency's IATA cargo agent code, printed on every air waybill, is 36-4 7812 0.",
+        "Crumb Ltd's Companies House number, shown in its website footer, is 12845077.",
+        "用戶工作嘅診所商業登記號碼71842390掛喺接待處牆上。",
+        "用户公司的统一社会信用代码是91350200MA2Y7HQ313，发票和官网上都公开印着。",
     ):
         assert value_spans(text) == [], text
         assert find_secret(text) is None, text
@@ -265,5 +271,6 @@ def test_a_register_number_is_public_only_when_its_check_holds() -> None:
         "Her SIRET login PIN is 832941.",
         "The carrier's NAIC portal password is 10927.",
         "Under the ISBN sticker he keeps his bank card, 4539 1488 0343 6467.",
+        "The registry portal password is 10931828, shown to no one.",
     ):
         assert find_secret(text) is not None, text
