@@ -125,7 +125,9 @@ _EPHEMERAL = [
             r"furious|irritated|rattled|shaken) (?:because|after|since)\b|"
             r"\b(?:needs?|has|have|must) to (?:give|hand|get|take|bring|send) (?:[\w'’-]+ ){1,5}"
             r"back\b|"
-            r"\bon (?:its|their) way (?:to|from)\b|\bon loan\b",
+            r"\bon (?:its|their) way (?:to|from)\b|\bon loan\b|"
+            r"\b(?:is|are|was|were|got|been) (?:still )?(?:held|stuck|detained|impounded) (?:up )?"
+            r"(?:at|in) customs\b",
             "a passing state",
         ),
         # An errand; a bus missed; a battery running out; a body too cold or sore to do
@@ -163,7 +165,9 @@ _EPHEMERAL = [
             # battery nearly out; a bus missed; a thing to give back or to fetch; just
             # arrived or found; a breakdown; a queue ahead; a delay.
             r"排队|排紧队|啱啱|等紧|在[^，。；等]{1,10}等(?![级于同待等])|"
-            r"(?:只剩|剩下?|得返|只有)百分之[^，。；]{1,4}电|快没电|"
+            r"(?:只剩|剩下?|得返|只有)百分之[^，。；]{1,4}电|快没电|(?:电量|電量)(?:只剩|剩|不足|快没)|"
+            r"(?:只剩|只有|得返)(?:一|两|兩|1|2)格|在(?:从|從)[^，。；]{1,12}(?:到|回|去|往)[^，。；]{1,12}"
+            r"的[^，。；]{0,6}上|"
             r"(?:搭唔切|赶不上|没赶上|错过了?|冇搭到)[^，。；]{0,6}(?:班|车|巴|地铁|航班|船|van)|"
             r"(?:要|得|需要)(?:将|把)[^，。；]{0,12}还(?:返|给|回)|要回?去(?:取|拿|接|还|退)|"
             r"刚(?:发现|到|回|下班|出门|进门|醒|收到|接到)|爆胎|抛锚|"
@@ -174,6 +178,12 @@ _EPHEMERAL = [
     )
 ]
 
+# A label the writer gives the user, as an order that opens the text: "Mark him as a
+# beginner at PID tuning", "Treat her as someone running on fumes", "把他当成新手来回答".
+_GIVES_A_LABEL = (
+    r"^(?:mark|treat|tag|label|class|classify|flag|regard|file|count) (?:him|her|them|the user"
+    r"|user) as\b|^(?:把|将|將)(?:他|她|佢|用户|用戶)(?:当成|当作|當成|當作|看成|视为|視為)"
+)
 _SPECULATIVE = [
     (re.compile(p), "hedged")
     for p in (
@@ -216,7 +226,13 @@ _SPECULATIVE = [
         # "Must" as a conclusion, not a duty: what must have been (a past duty is "had to"),
         # or must be by the evidence given ("must be preparing for an audition, since …").
         r"\bmust have been\b|"
-        r"\bmust be\b[^.;]{1,60}?(?:,|—|–| -)?\s(?:since|given|judging|seeing as)\b",
+        r"\b(?:must|has to|have to) be\b[^.;]{1,60}?(?:,|—|–| -)?\s(?:since|given|judging"
+        r"|seeing as)\b|\bgiven\b[^.;]{1,60}?,\s*(?:[\w'’]+ ){0,3}?(?:must|has to|have to) be\b|"
+        # The manner as the evidence: "the way she rewrites every message says she's anxious";
+        # the writer's certainty: "there's no doubt she's angling for his job".
+        r"\bthe way (?:she|he|they|user|the user|[\w'’-]+) (?:\w+ )?(?:talks|writes|speaks|types"
+        r"|describes|phrases|rewrites|mentions|words|asks|reacts|responds|replies|throws)\b|"
+        r"(?<!has )(?<!have )(?<!had )\bno doubt (?:she|he|they|the user|user)\b|" + _GIVES_A_LABEL,
         # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
         # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
@@ -232,7 +248,11 @@ _SPECULATIVE = [
         # "像是" as a guess, not as "such as" ("喜欢像是宫崎骏那样的画风").
         r"像是(?![^，。；]{0,12}(?:那样|一样|这样|之类|那种|这种|这类|那类))|"
         # A conclusion with its thin evidence: "应该做咗好多年 因为好熟悉每条航线".
-        r"应该[^，。；]{1,12}[，,]\s*因为",
+        r"应该[^，。；]{1,12}[，,]\s*因为|"
+        # A conclusion after its evidence, or said as certain: "他回消息这么快" then "一定是…",
+        # "他肯定是队上年纪最大的"; "看得出他…" after the evidence; a label given: "把他当成新手".
+        r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:肯定|一定|必定)是|^(?:他|她|佢|用户|用戶)(?:肯定|一定)是|"
+        r"[，,]\s*(?:这|這)?(?:也)?(?:看得出|睇得出)|^(?:看得出|睇得出)|" + _GIVES_A_LABEL,
     )
 ]
 
@@ -252,7 +272,9 @@ _SMALL_TALK = [
         r"\btold the (?:assistant|ai|bot) (?:that )?(?:it|it's|it is|it was|it had)\b",
         r"\bhow are you\b|\bchatted\b|\bhad a conversation\b|"
         r"\b(?:the |this |today's )?(?:conversation|chat)(?: today)? (?:was|is) (?:mostly |mainly |"
-        r"all )?about\b",
+        r"all )?about\b|"
+        # This one chat, not chats in general ("This chat settled into a slower pace").
+        r"\bthis (?:chat|conversation|session)\b(?! (?:history|log|transcript))",
         # Not a kind of answer asked for ("asked for plain, joke-free replies"): a preference.
         # Asking that never happened ("tools the user hasn't asked about") is no event of the chat.
         r"(?<!n't )(?<!not )(?<!never )\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?"
@@ -284,6 +306,7 @@ _SMALL_TALK = [
         r"哈喽|哈啰|嗨|拜拜|"
         r"明天见|回头见|掰掰|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|抱歉(?:自己|地)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
+        r"(?:这次|這次|本次)的?(?:聊天|对话|對話|会话|會話)|"
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?[^，。；]{0,8}?(?:回答|回复|解释|答案)|"
         # Thanks that close what was said; the chat ended for the day.
         r"(?:说|讲|话)[^。；]{0,30}[，,]\s*(?:谢谢|多谢|感谢)(?:你|啦|了)?[。！!]?$|(?:就|先)?聊到这(?:儿|里)?|"
@@ -489,6 +512,10 @@ def screen_content(
     return screen_judged(text, subject=subject, user_text=user_text, judge=judge)
 
 
+# How much of content over the length limit is read for secrets, in multiples of the limit.
+LONG_CONTENT_SCANNED = 4
+
+
 def screen_rules(
     text: str,
     policy: Policy,
@@ -502,6 +529,11 @@ def screen_rules(
     if not stripped:
         return _Screen("invalid", "empty content")
     if len(stripped) > policy.max_content_chars:
+        # Refused for its length either way, but a secret in it is named as one, so that
+        # the trace says what was refused (a presigned link runs past the limit on its own).
+        secret = find_secret(stripped[: LONG_CONTENT_SCANNED * policy.max_content_chars])
+        if secret:
+            return _Screen("secret", f"contains {_article(secret)} {secret}")
         return _Screen("invalid", f"content longer than {policy.max_content_chars} characters")
     secret = find_secret(stripped)
     # Text the user cannot see has no place in a memory: Unicode tag characters spell ASCII
@@ -573,7 +605,14 @@ def screen_rules(
         if reason == "speculative" and (
             _OWN_DOUBT.search(folded)
             or _CONFIRMED.search(folded, at)
-            or (is_assistant_rule(stripped, subject) and said_in_the_rule(folded, at, subject))
+            or (
+                is_assistant_rule(stripped, subject)
+                and said_in_the_rule(folded, at, subject)
+                # Words a rule gives the assistant come after its verb: a hedge that opens the
+                # text is the writer's, unless it is the assistant's ("Assistant should assume
+                # the user is a beginner").
+                and (at > 0 or word.startswith(("assistant", "the assistant", "ai ", "model")))
+            )
         ):
             continue  # "User is unsure whether to stay in nursing"; "remind him it is probably
             # a scam": the user's own doubt, or what a rule has the assistant say
