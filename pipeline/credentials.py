@@ -515,6 +515,7 @@ _SHOWN_TO_ALL = lazy(
     r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
     r"|ids?)\b"
     r"|(?:印|写|贴|喷|刷|标)在(?:每(?:个|张|一|件|瓶|辆|份|盒)|所有)[^，。；,]{0,8}上"
+    r"|每(?:个|张|一|件|瓶|辆|份|盒|页)[^，。；,]{0,8}上(?:都|也)?(?:印|写|贴|标)(?:着|著|有)"
     r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示)|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示)"
     r"|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
@@ -531,6 +532,13 @@ _PUBLIC_LABEL = lazy(
 )
 # A label that names no kind of number by itself: the words before it say whose it is
 # ("registry code 10931828", "IATA cargo agent code …").
+# A business's number on a public register names it wherever it is told ("registered with
+# the CRO as company no. 647215", "VAT number: GB123…").
+_REGISTERED_AS = lazy(
+    r"\b(?:(?:company|companies house|kvk|vat)\s+(?:no\.?|number|id)|(?:iata|registry)\s+"
+    r"(?:no\.?|number|code))\s*[:#]?\s*(?:is\s+)?$",
+    re.IGNORECASE,
+)
 _GENERIC_LABEL = lazy(
     r"value labelled '(?:code|number|no\.?|id|号码|號碼|编号|編號|代码|代碼)'", re.I
 )
@@ -540,6 +548,8 @@ _SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")
 def _public_reference(text: str, finding: Finding) -> bool:
     kind, start, end = finding.kind, finding.start, finding.end
     if any(a <= start and end <= b for a, b in public_identifiers(text)):
+        return True
+    if _GENERIC_LABEL.fullmatch(kind) and _REGISTERED_AS.search(text, max(0, start - 24), start):
         return True
     if kind in ("licence or member number", "national id number"):
         left, _ = _sentence_around(text, start, end)
@@ -564,8 +574,9 @@ def _public_reference(text: str, finding: Finding) -> bool:
 # ("the passphrase of the signing key …") is not read so. A number of a public register is
 # public too, when the register's name introduces it and the register's check holds: a
 # product's barcode by its GS1 check digit ("商品条码是 69012…"), a book's, serial's or
-# score's ISBN, ISSN or ISMN, a French business's SIRET or SIREN, and an insurer's NAIC
-# company code, five digits published with the insurer's name.
+# score's ISBN, ISSN or ISMN, a French business's SIRET or SIREN, an insurer's NAIC company
+# code (five digits published with the insurer's name), and an industry's class (NACE,
+# NAICS, SIC), which names a kind of business, not anyone.
 _PUBLIC_IDENTIFIER = lazy(
     r"\b10\.\d{4,9}/[^\s\"'<>，。；、）)]+(?<![.,;:!?])"
     r"|\bGHSA(?:-[23456789cfghjmpqrvwx]{4}){3}\b"
@@ -585,10 +596,14 @@ _FINGERPRINT_VALUE = lazy(
 _KEPT_SECRET = lazy(r"\b(?:private|secret|passphrase|password|pin)\b|私钥|密码|口令", re.I)
 _REGISTER = lazy(
     r"(?<![A-Za-z])(?:(barcode|bar code|ean|gtin|upc)|(isbn)(?:-1[03])?|(issn)|(ismn)|(siret)"
-    r"|(siren)|(naic))(?![A-Za-z])|(条码|条形码|條碼|條形碼)|(书号|書號)",
+    r"|(siren)|(naic)|(naics|nace|sic))(?![A-Za-z])|(条码|条形码|條碼|條形碼)|(书号|書號)",
     re.IGNORECASE,
 )
-_REGISTER_VALUE = lazy(r"(?<![0-9A-Za-z-])\d(?:[ -]?\d){3,16}(?:[ -]?[\dX])?(?![0-9A-Za-z-])")
+_REGISTER_VALUE = lazy(
+    r"(?<![0-9A-Za-z-])\d(?:[ -]?\d){3,16}(?:[ -]?[\dX])?(?![0-9A-Za-z-])"
+    # An industry's class: "NACE code 69.20", "SIC 7372", "NAICS 541110".
+    r"|(?<![\d.])\d\d(?:\.\d{1,2}){1,2}(?!\d|\.\d)|(?<!\d)\d{2,6}(?!\d)"
+)
 
 
 # Read for each finding of a text and again by the secret judge: the scan runs once a text.
@@ -615,7 +630,7 @@ def public_identifiers(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def _register_holds(name: re.Match[str], value: str) -> bool:
-    """Whether `value` passes the check of the register `name` names (its last group)."""
+    """Whether `value` passes the check of the register `name` names (the group that matched)."""
     from stdnum import ean, isbn, ismn, issn
     from stdnum.fr import siren, siret
 
@@ -629,8 +644,9 @@ def _register_holds(name: re.Match[str], value: str) -> bool:
         5: siret.is_valid,
         6: siren.is_valid,
         7: lambda v: len(v) == 5 and v.isdigit(),
-        8: ean.is_valid,
-        9: isbn.is_valid,
+        8: lambda v: bool(re.fullmatch(r"\d\d(?:\.\d{1,2}){1,2}|\d{2,6}", v)),
+        9: ean.is_valid,
+        10: isbn.is_valid,
     }
     return bool(checks[register](digits))
 
@@ -832,6 +848,7 @@ def _findings(text: str) -> list[Finding]:
     found += _composed_values(text)
     found += _named_parts(text)
     found += _typed_to_open(text)
+    found += _partial_cards(text)
     found += _grid_places(text)
     found += _listed_codes(text)
     found += _digits_by_place(text)
@@ -2649,6 +2666,27 @@ _BACK_OF_CARD = lazy(r"\bdigits on the back\b")
 # Compiled on first use, by `re`'s own cache.
 _CARD_WORD = r"cards?\b|\b(?:visa|amex|discover)\b|卡"  # "Barclaycard", "Mastercard"
 _CARD_CODE = lazy(r"\d{3,4}")
+
+# More of a card's number than may be shown (the first six and the last four): ten digits or
+# more after a card's name, told in part ("User's corporate Visa starts 4539 1782 0461. The
+# last four are 7530"). An issued card starts with 2 to 6.
+_CARD_PART = lazy(r"(?<![\d+-])[2-6]\d{3}(?:[ -]?\d){6,11}(?![\d-])")
+MIN_PARTIAL_CARD_DIGITS = 10
+_PARTIAL_CARD_REACH = 40  # characters before the digits in which the card is named
+
+
+def _partial_cards(text: str) -> Iterator[Finding]:
+    """Ten digits or more of a card, after the card's name in the same sentence."""
+    if not any(ch.isdigit() for ch in text):
+        return
+    for m in _CARD_PART.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if len(digits) < MIN_PARTIAL_CARD_DIGITS or _is_card_number(digits):
+            continue  # a whole card is the checksum's to find
+        left = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
+        before = text[max(left, m.start() - _PARTIAL_CARD_REACH) : m.start()]
+        if re.search(_CARD_WORD, before, re.IGNORECASE):
+            yield Finding("partial card number", *m.span())
 
 
 _CARD_GAP = 10  # "the CVV printed on the back of her Visa is 093": a few words name the card

@@ -83,9 +83,11 @@ _PUBLIC_CODE = lazy(
 # the clause ("the order's PIN is 4471").
 _PUBLIC_NUMBER = lazy(
     r"(?:\b(?:extension|ext\.?|order|ticket|invoice|tracking|case|receipt|charity|"
-    r"company registration|vat|isbn|issn|doi|orcid|flight|train|bus|fleet|imo|mmsi|"
+    r"company registration|company|vat|isbn|issn|doi|orcid|flight|train|bus|fleet|imo|mmsi|"
     r"call sign|lot|batch|cask|serial|frame|patent|application|bill of lading|"
-    r"container|bag tag|commit|cve|gtin|ean|upc|barcode|sku|asin|friend code)"
+    r"container|bag tag|commit|cve|gtin|ean|upc|barcode|sku|asin|friend code|hotline|helpline"
+    r"|(?:freephone|toll-free|toll free)(?: line)?|(?:claims|support|service|emergency|"
+    r"enquiries|customer|booking|reservations?|complaints?) line)"
     r"(?: (?:number|no\.?|id|ref))?"
     r"|(?:工单|订单|快递单|运单|運單|发票|發票|分机|出库单|入库单|单号|單號|好友代码|好友码|"
     # A number of a thing, not of a person's file ("个人编号", "档案编号" are the finder's).
@@ -116,6 +118,7 @@ _SECRET_BEFORE_BUT_CODE = lazy(
     re.IGNORECASE,
 )
 _CLOCK = lazy(r"\d{1,2}[.:]\d\d")
+_FRACTION = lazy(r"\d{1,2}/\d{1,2}")  # "24/7", "50/50", a card's "11/27" expiry
 _MODEL_BEFORE = lazy(
     r"(?:\bmodel(?: number| no\.?)?|\bpart (?:number|no\.?)|型号)\s*[:：#]?\s*$", re.I
 )
@@ -138,8 +141,9 @@ _YEAR = lazy(r"(?:19|20)\d\d")
 _TIME_BEFORE = lazy(
     r"\b(?:in|the|since|from|until|till|of|by|during|before|after|around|circa|early|late|mid|"
     r"spring|summer|autumn|fall|winter|january|february|march|april|may|june|july|august|"
-    r"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
-    r"[\s-]+$",
+    r"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+    # Or whose year it was: "the museum's 2019 loans catalogue", "her 2021 novel".
+    r"|his|her|their|its|our|my)[\s-]+$|['’]s[\s-]+$",
     re.IGNORECASE,
 )
 _MASK = "\u2400"  # stands for a value's characters when a verdict is explained
@@ -188,7 +192,7 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         value = m.group()
         if value.startswith("+") or sum(ch.isdigit() for ch in value) < 3:
             continue
-        if _CLOCK.fullmatch(value):
+        if _CLOCK.fullmatch(value) or _FRACTION.fullmatch(value):
             continue
         if len(value) <= MAX_LABEL_DIGITS and _LABEL.search(text, 0, m.start()):
             continue

@@ -78,6 +78,7 @@ NEWER_KINDS = (
     "_listed_codes",
     "_digits_by_place",
     "_read_visible",
+    "_partial_cards",
 )
 
 
@@ -864,6 +865,7 @@ PROBED_SECRETS = [
     ("db_password: hunter22x", "hunter22x"),
     ('DB_PASSWORD="s3cr3t!x" in the .env', "s3cr3t!x"),
     ("門禁主機設定檔寫著 admin_user=lobby、admin_pwd=Qianzhen88!，一年改一次。", "Qianzhen88!"),
+    ("His corporate Visa starts 4539 1782 0461. The last four are 7530.", "4539 1782 0461"),
     ("clientSecret = 9f8a7b6c5d", "9f8a7b6c5d"),
     ("front_door_pin=4471", "4471"),
     ("The safe opens with left 36, right 12, left 8.", "36, right 12, left 8"),

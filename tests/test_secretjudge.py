@@ -257,6 +257,12 @@ def test_identifiers_of_published_records_are_no_secret_values() -> None:
         "Crumb Ltd's Companies House number, shown in its website footer, is 12845077.",
         "用戶工作嘅診所商業登記號碼71842390掛喺接待處牆上。",
         "用户公司的统一社会信用代码是91350200MA2Y7HQ313，发票和官网上都公开印着。",
+        "His bureau is registered with the CRO as company no. 647215 and files under NACE code"
+        " 69.20.",
+        "用戶任職公司的統一編號是22841034，每張發票上都印著。",
+        "She co-edited the museum's 2019 loans catalogue, ISBN 978-972-776-528-7.",
+        "He gives claimants the insurer's published 24/7 claims line, 1-866-555-0148.",
+        "She gives residents TSSA's public toll-free line, 1-877-682-8772, for complaints.",
     ):
         assert value_spans(text) == [], text
         assert find_secret(text) is None, text
