@@ -127,7 +127,7 @@ _EPHEMERAL = [
             r"back\b|"
             r"\bon (?:its|their) way (?:to|from)\b|\bon loan\b|"
             r"\b(?:is|are|was|were|got|been) (?:still )?(?:held|stuck|detained|impounded) (?:up )?"
-            r"(?:at|in) customs\b",
+            r"(?:at|in) customs\b|\b(?:trapped|stranded) (?:between|in|on|at|inside)\b",
             "a passing state",
         ),
         # An errand; a bus missed; a battery running out; a body too cold or sore to do
@@ -159,7 +159,7 @@ _EPHEMERAL = [
             r"火大|郁闷|委屈|憋屈|沮丧|生气|恼火)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
-            r"在等|等着|堵车|堵在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
+            r"在等|等着|堵车|堵在|被(?:卡|困)在|困在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|锁在.{0,4}里|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
             # battery nearly out; a bus missed; a thing to give back or to fetch; just
@@ -182,11 +182,14 @@ _EPHEMERAL = [
 # beginner at PID tuning", "Treat her as someone running on fumes", "把他当成新手来回答".
 _GIVES_A_LABEL = (
     r"^(?:mark|treat|tag|label|class|classify|flag|regard|file|count) (?:him|her|them|the user"
-    r"|user) as\b|^(?:把|将|將)(?:他|她|佢|用户|用戶)(?:当成|当作|當成|當作|看成|视为|視為)"
+    r"|user) as\b|^file (?:[\w'’-]+ ){1,2}under\b"
+    r"|^(?:把|将|將)(?:他|她|佢|用户|用戶)(?:当成|当作|當成|當作|看成|视为|視為)"
 )
 _SPECULATIVE = [
     (re.compile(p), "hedged")
     for p in (
+        # First: the label that opens the text is its order, whatever hedge follows.
+        _GIVES_A_LABEL,
         r"\b(?:maybe|perhaps|probably|possibly|presumably|apparently|seemingly|"
         r"potentially|supposedly|might(?! as well)|unsure|unclear|uncertain)\b",
         r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
@@ -232,7 +235,11 @@ _SPECULATIVE = [
         # the writer's certainty: "there's no doubt she's angling for his job".
         r"\bthe way (?:she|he|they|user|the user|[\w'’-]+) (?:\w+ )?(?:talks|writes|speaks|types"
         r"|describes|phrases|rewrites|mentions|words|asks|reacts|responds|replies|throws)\b|"
-        r"(?<!has )(?<!have )(?<!had )\bno doubt (?:she|he|they|the user|user)\b|" + _GIVES_A_LABEL,
+        r"(?<!has )(?<!have )(?<!had )\bno doubt\b|"
+        r"\b(?:is|was|are|were) clearly\b(?! (?:stated|said|told|explained|written|labell?ed))|"
+        # What the user's habits give away: "mark him as British-born", "give away that …".
+        r"\b(?:user's|his|her|their|[\w-]+['’]s) (?:[\w-]+ ){0,7}?(?:gives? away|gave away"
+        r"|betrays?|betrayed|marks? (?:him|her|them) (?:out )?as)\b",
         # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
         # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
@@ -251,8 +258,9 @@ _SPECULATIVE = [
         r"应该[^，。；]{1,12}[，,]\s*因为|"
         # A conclusion after its evidence, or said as certain: "他回消息这么快" then "一定是…",
         # "他肯定是队上年纪最大的"; "看得出他…" after the evidence; a label given: "把他当成新手".
-        r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:肯定|一定|必定)是|^(?:他|她|佢|用户|用戶)(?:肯定|一定)是|"
-        r"[，,]\s*(?:这|這)?(?:也)?(?:看得出|睇得出)|^(?:看得出|睇得出)|" + _GIVES_A_LABEL,
+        r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:(?:肯定|一定|必定)(?:是|系|係|在|做|当|當|有)?|实系|實係|实係)|"
+        r"^(?:他|她|佢|用户|用戶)(?:肯定|一定)是|"
+        r"[，,]\s*(?:这|這)?(?:也)?(?:看得出|睇得出)|^(?:看得出|睇得出)",
     )
 ]
 
@@ -287,7 +295,10 @@ _SMALL_TALK = [
         # follow" (not what they find in general: "finds bullet summaries easier to read").
         r"\b(?:found|thought|liked|loved|enjoyed|appreciated|praised|valued) (?:the )?"
         r"(?:(?:assistant|ai|bot)['’]s|(?:that|this|your|the) (?:explanation|answer|reply|response"
-        r"|walkthrough|breakdown)(?! of how)\b)",
+        r"|walkthrough|breakdown|comparison|rundown|overview)(?! of how)\b)"
+        # The chat as where something happened: "sending memes throughout the chat".
+        r"|\b(?:throughout|during|over the course of) (?:the|this|our) (?:chat|conversation"
+        r"|session)\b",
         # The user and the assistant as the ones talking; what the chat was.
         # Either way round, the user by any name: "The assistant and Tomás went over how a
         # limiter differs from a compressor".
@@ -342,7 +353,8 @@ _OWN_DOUBT = lazy(
     r"(?:unsure|uncertain|not sure) (?:whether|if|about|which|how|what|where|when)\b"
     # The hedge in what the user says of themselves: "Lin says she's probably the loudest
     # parent at every gala".
-    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks) (?:that )?(?:she|he|they|it)(?:(?:'s|'re"
+    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks|expects|expected|reckons|figures)"
+    r" (?:that )?(?:she|he|they|it)(?:(?:'s|'re"
     r"|’s|’re|'ll|’ll| is| are| will| would) (?:most |very )?(?:probably|likely|maybe|perhaps)"
     r"| (?:might|may|could))\b"
     # A hedge inside the user's own plan: "plans to buy their own farm, probably in the King
@@ -352,8 +364,8 @@ _OWN_DOUBT = lazy(
     # Undecided, and saying which way it will probably go: "is undecided but will probably …".
     r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| are| remains?)(?: still)? undecided\b"
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
-    r"|(?:用户|他|她)(?:自己)?(?:说(?![话的不])|话(?![费题])|讲(?![话的])|表示|自称|坦言)[^，。；,.;]{0,8}?"
-    r"(?:感觉|好像|可能|大概|应该)"
+    r"|(?:用户|使用者|他|她)(?:自己)?(?:说(?![话的不])|话(?![费题])|讲(?![话的])|表示|自称|坦言|觉得"
+    r"|认为)[^，。；,.;]{0,8}?(?:感觉|好像|可能|大概|应该|多半)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
 # instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".
