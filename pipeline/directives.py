@@ -529,7 +529,8 @@ _OUTBOUND = (
         ),
         "a web address",
     ),
-    (re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"), "an email address"),
+    # The name before "@" is ASCII: "…信箱mods.lin@gmail.com" is no address of "信箱mods.lin".
+    (re.compile(r"[A-Za-z0-9._%+-]+@[\w-]+(?:\.[\w-]+)+"), "an email address"),
     (re.compile(r"\+?\d[\d ()\-]{6,}\d"), "a phone or account number"),
     (re.compile(r"\{\{?\s*[\w.]+\s*\}\}?"), "a template placeholder"),
     (
@@ -736,7 +737,10 @@ _CONTENT_ZH = (
 )
 _NAMES_CONTENT = lazy(
     r"\b" + _CONTENT + r"\b|\b(?:text|below|following|clause|review|catalogue|catalog|notice|"
-    r"letter|template|report|log|output)\b|" + _CONTENT_ZH + "|范本|模板|条款|说明|评论|页面",
+    r"letter|template|report|log|output|invoices?|receipts?|bills?|statements?|quotes?"
+    r"|quotations?|contracts?|forms?|spreadsheets?|minutes|agenda)\b|"
+    + _CONTENT_ZH
+    + "|范本|模板|条款|说明|评论|页面|发票|收据|账单|对账单|合同|表格|报价单",
     re.IGNORECASE,
 )
 _IGNORES_EMBEDDED = lazy(
@@ -1043,8 +1047,9 @@ def _past_the_dose(text: str) -> str | None:
     return None
 
 
-# Warnings a word the user types turns off: "when the user writes 'night shift', stop
-# flagging doses above the licensed maximum". A user may ask for fewer warnings; a password
+# Warnings around a hazard, or named for safety, that a word the user types turns off: "when
+# the user writes 'night shift', stop flagging doses above the licensed maximum", "when I say
+# 'skipper's call', skip every safety warning". A user may ask for fewer warnings; a password
 # that lowers safety works for whoever types it.
 _ON_A_WORD = lazy(
     r"\b(?:when|whenever|if|once|after)\b[^.;!?]{0,30}\b(?:says?|writes?|types?|sends?|enters?"
@@ -1052,6 +1057,7 @@ _ON_A_WORD = lazy(
     r"|(?:说|打|输入|发|講|讲|打咗|写)[“「\"'‘]",
     re.IGNORECASE,
 )
+_SAFETY_NAMED = lazy(r"\bsafety\b|安全", re.IGNORECASE)
 _STOPS_WARNING = lazy(
     r"\b(?:stop|no longer|never|don't|do not)\s+(?:\w+\s+){0,2}?(?:flag|flagging|warn|warning"
     r"|caution|cautioning)\b",
@@ -1060,10 +1066,14 @@ _STOPS_WARNING = lazy(
 
 
 def _drops_safety_on_hazard(text: str) -> str | None:
-    """What drops the warnings in a sentence about a hazard, or None."""
+    """What drops the warnings in a sentence about a hazard, or on a typed word, or None."""
     if _ON_A_WORD.search(text):
-        stops = _STOPS_WARNING.search(text) or _DROPS_WARNINGS.search(text)
-        if stops and _HAZARD.search(text):
+        stops = (
+            _STOPS_WARNING.search(text)
+            or _DROPS_WARNINGS.search(text)
+            or _DROPS_SAFETY.search(text)
+        )
+        if stops and (_HAZARD.search(text) or _SAFETY_NAMED.search(text)):
             return stops.group()
     for sentence in _SENTENCES.finditer(text):
         dropped = _DROPS_SAFETY.search(sentence.group())
@@ -1643,6 +1653,12 @@ _OWNED_PHONE = lazy(
     r"|我(?:自己)?的?(?:手机|电话|手机号)",
     re.IGNORECASE,
 )
+# A site is the user's where they say they publish or sell on it: "I publish on Nexus and
+# Bethesda.net only".
+_OWNED_SITE = lazy(
+    _OWNED.pattern + r"|\bI\s+(?:only\s+)?(?:publish|post|sell|host|upload|list|stream|blog)\b",
+    re.IGNORECASE,
+)
 _OWNED_REACH = 40  # characters before the channel in which the user calls it theirs
 _QUOTED_SPAN = lazy(
     r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)|「[^」]*(?:」|$)|『[^』]*(?:』|$)|‘[^’]*(?:’|$)"
@@ -1726,7 +1742,9 @@ def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) 
     # please") is theirs to have; an address to send to must be one they call theirs.
     if what != "an email address" and _own_request(user_text):
         return True
-    owner = _OWNED_PHONE if what == "a phone or account number" else _OWNED
+    owner = {"a phone or account number": _OWNED_PHONE, "an email address": _OWNED}.get(
+        what, _OWNED_SITE
+    )
     owned = owner.search(user_text, max(0, at - _OWNED_REACH), at) is not None
     return owned and speaks_for_user(user_text)
 
