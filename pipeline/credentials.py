@@ -530,8 +530,6 @@ _PUBLIC_LABEL = lazy(
     r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記",
     re.IGNORECASE,
 )
-# A label that names no kind of number by itself: the words before it say whose it is
-# ("registry code 10931828", "IATA cargo agent code …").
 # A business's number on a public register names it wherever it is told ("registered with
 # the CRO as company no. 647215", "VAT number: GB123…").
 _REGISTERED_AS = lazy(
@@ -539,6 +537,8 @@ _REGISTERED_AS = lazy(
     r"(?:no\.?|number|code))\s*[:#]?\s*(?:is\s+)?$",
     re.IGNORECASE,
 )
+# A label that names no kind of number by itself: the words before it say whose it is
+# ("registry code 10931828", "IATA cargo agent code …").
 _GENERIC_LABEL = lazy(
     r"value labelled '(?:code|number|no\.?|id|号码|號碼|编号|編號|代码|代碼)'", re.I
 )

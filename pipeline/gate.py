@@ -257,7 +257,7 @@ _SPECULATIVE = [
         # A conclusion with its thin evidence: "应该做咗好多年 因为好熟悉每条航线".
         r"应该[^，。；]{1,12}[，,]\s*因为|"
         # A conclusion after its evidence, or said as certain: "他回消息这么快" then "一定是…",
-        # "他肯定是队上年纪最大的"; "看得出他…" after the evidence; a label given: "把他当成新手".
+        # "他肯定是队上年纪最大的"; "看得出他…" after the evidence.
         r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:(?:肯定|一定|必定)(?:是|系|係|在|做|当|當|有)?|实系|實係|实係)|"
         r"^(?:他|她|佢|用户|用戶)(?:肯定|一定)是|"
         r"[，,]\s*(?:这|這)?(?:也)?(?:看得出|睇得出)|^(?:看得出|睇得出)",
