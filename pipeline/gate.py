@@ -238,7 +238,7 @@ _SPECULATIVE = [
         r"(?<!has )(?<!have )(?<!had )\bno doubt\b|"
         r"\b(?:is|was|are|were) clearly\b(?! (?:stated|said|told|explained|written|labell?ed))|"
         # What the user's habits give away: "mark him as British-born", "give away that …".
-        r"\b(?:user's|his|her|their|[\w-]+['’]s) (?:[\w-]+ ){0,7}?(?:gives? away|gave away"
+        r"\b(?:user's|his|her|their|[\w-]+['’]s) (?:[\w-]+ ){0,10}?(?:gives? away|gave away"
         r"|betrays?|betrayed|marks? (?:him|her|them) (?:out )?as)\b",
         # "大概" before a number counted is "about" ("大概二十分钟", "大概有八个夜班", "大概玩
         # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
@@ -317,7 +317,7 @@ _SMALL_TALK = [
         r"哈喽|哈啰|嗨|拜拜|"
         r"明天见|回头见|掰掰|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|抱歉(?:自己|地)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
-        r"(?:这次|這次|本次)的?(?:聊天|对话|對話|会话|會話)|"
+        r"(?:这次|這次|本次)的?(?:聊天|对话|對話|会话|會話)|(?:今次|这次|本次)(?:倾|聊|谈)得|"
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?[^，。；]{0,8}?(?:回答|回复|解释|答案)|"
         # Thanks that close what was said; the chat ended for the day.
         r"(?:说|讲|话)[^。；]{0,30}[，,]\s*(?:谢谢|多谢|感谢)(?:你|啦|了)?[。！!]?$|(?:就|先)?聊到这(?:儿|里)?|"

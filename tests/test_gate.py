@@ -713,6 +713,11 @@ def test_hedges_doubts_and_talk_in_more_words(content: str, reason: str | None) 
         ("User has two climbers stranded on the upper ledge.", "ephemeral"),
         ("用户订的零件被卡在海关仓库里。", "ephemeral"),
         ("用户的工资卡在招商银行。", None),
+        (
+            "Ana's habit of naming every bird by its Latin name marks her as an ornithologist.",
+            "speculative",
+        ),
+        ("用戶話今次傾得好開心。", "small_talk"),
     ],
 )
 def test_inferences_from_what_the_user_shows_and_their_own_maybe(
