@@ -594,9 +594,12 @@ _FINGERPRINT_VALUE = lazy(
     r"|[0-9A-F]{16}|[0-9a-f]{16})(?![0-9A-Za-z])"
 )
 _KEPT_SECRET = lazy(r"\b(?:private|secret|passphrase|password|pin)\b|私钥|密码|口令", re.I)
+# Each register's names, in a group named for the register whose check its numbers pass.
 _REGISTER = lazy(
-    r"(?<![A-Za-z])(?:(barcode|bar code|ean|gtin|upc)|(isbn)(?:-1[03])?|(issn)|(ismn)|(siret)"
-    r"|(siren)|(naic)|(naics|nace|sic))(?![A-Za-z])|(条码|条形码|條碼|條形碼)|(书号|書號)",
+    r"(?P<ean>(?<![A-Za-z])(?:barcode|bar code|ean|gtin|upc)(?![A-Za-z])|条码|条形码|條碼|條形碼)"
+    r"|(?P<isbn>(?<![A-Za-z])isbn(?:-1[03])?(?![A-Za-z])|书号|書號)"
+    r"|(?<![A-Za-z])(?:(?P<issn>issn)|(?P<ismn>ismn)|(?P<siret>siret)|(?P<siren>siren)"
+    r"|(?P<naic>naic)|(?P<industry>naics|nace|sic))(?![A-Za-z])",
     re.IGNORECASE,
 )
 _REGISTER_VALUE = lazy(
@@ -618,8 +621,7 @@ def public_identifiers(text: str) -> tuple[tuple[int, int], ...]:
     ]
     for value, named in ((_FINGERPRINT_VALUE, _FINGERPRINT), (_REGISTER_VALUE, _REGISTER)):
         for m in value.finditer(text):
-            left = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
-            before = text[max(left, m.start() - 40) : m.start()]
+            before = text[max(clause_opening(text, m.start()), m.start() - 40) : m.start()]
             names = list(named.finditer(before))
             if not names or _KEPT_SECRET.search(before):
                 continue
@@ -630,25 +632,28 @@ def public_identifiers(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def _register_holds(name: re.Match[str], value: str) -> bool:
-    """Whether `value` passes the check of the register `name` names (the group that matched)."""
+    """Whether `value` passes the check of the register `name` names."""
+    assert name.lastgroup is not None
+    return bool(_register_checks()[name.lastgroup](re.sub(r"[ -]", "", value)))
+
+
+@cache
+def _register_checks() -> dict[str, Callable[[str], bool]]:
+    """Each register's check, by the name of its group in `_REGISTER`; python-stdnum is
+    imported the first time a register's name and a number meet."""
     from stdnum import ean, isbn, ismn, issn
     from stdnum.fr import siren, siret
 
-    digits = re.sub(r"[ -]", "", value)
-    register = next(i for i, group in enumerate(name.groups(), 1) if group)
-    checks: dict[int, Callable[[str], bool]] = {
-        1: ean.is_valid,
-        2: isbn.is_valid,
-        3: issn.is_valid,
-        4: ismn.is_valid,
-        5: siret.is_valid,
-        6: siren.is_valid,
-        7: lambda v: len(v) == 5 and v.isdigit(),
-        8: lambda v: bool(re.fullmatch(r"\d\d(?:\.\d{1,2}){1,2}|\d{2,6}", v)),
-        9: ean.is_valid,
-        10: isbn.is_valid,
+    return {
+        "ean": ean.is_valid,
+        "isbn": isbn.is_valid,
+        "issn": issn.is_valid,
+        "ismn": ismn.is_valid,
+        "siret": siret.is_valid,
+        "siren": siren.is_valid,
+        "naic": lambda v: len(v) == 5 and v.isdigit(),
+        "industry": lambda v: bool(re.fullmatch(r"\d\d(?:\.\d{1,2}){1,2}|\d{2,6}", v)),
     }
-    return bool(checks[register](digits))
 
 
 def _orcid_holds(value: str) -> bool:
@@ -661,6 +666,12 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     left = max((m.end() for m in _SENTENCE_MARKS.finditer(text, 0, start)), default=0)
     right = _SENTENCE_MARKS.search(text, end)
     return left, right.start() if right else len(text)
+
+
+def clause_opening(text: str, at: int) -> int:
+    """Where the clause that holds `at` opens: after the last full stop, semicolon or line
+    break before it."""
+    return max(text.rfind(mark, 0, at) for mark in ".;\n。；") + 1
 
 
 def public_label_before(text: str, start: int) -> bool:
@@ -2683,8 +2694,8 @@ def _partial_cards(text: str) -> Iterator[Finding]:
         digits = re.sub(r"\D", "", m.group())
         if len(digits) < MIN_PARTIAL_CARD_DIGITS or _is_card_number(digits):
             continue  # a whole card is the checksum's to find
-        left = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
-        before = text[max(left, m.start() - _PARTIAL_CARD_REACH) : m.start()]
+        opening = clause_opening(text, m.start())
+        before = text[max(opening, m.start() - _PARTIAL_CARD_REACH) : m.start()]
         if re.search(_CARD_WORD, before, re.IGNORECASE):
             yield Finding("partial card number", *m.span())
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .charjudge import NEVER, BinaryNgrams, bucket, explained, grams, load_binary
 from .credentials import LETTER_BY_LETTER as _LETTER_BY_LETTER
-from .credentials import public_identifiers, public_label_before, shown_to_all
+from .credentials import clause_opening, public_identifiers, public_label_before, shown_to_all
 from .lazyre import lazy
 from .text import has_cjk
 
@@ -111,12 +111,6 @@ _SECRET_BEFORE = lazy(
     r"\b(?:pin|code|pass\w*|key|secret|otp|token|account|iban|card)\b|密码|密碼|验证码|驗證碼|账号|帳號",
     re.IGNORECASE,
 )
-# A code a public register's name introduces ("IATA cargo agent code", "SBI code") is that
-# register's, not a secret's noun.
-_SECRET_BEFORE_BUT_CODE = lazy(
-    r"\b(?:pin|pass\w*|key|secret|otp|token|account|iban|card)\b|密码|密碼|验证码|驗證碼|账号|帳號",
-    re.IGNORECASE,
-)
 _CLOCK = lazy(r"\d{1,2}[.:]\d\d")
 _FRACTION = lazy(r"\d{1,2}/\d{1,2}")  # "24/7", "50/50", a card's "11/27" expiry
 _MODEL_BEFORE = lazy(
@@ -171,8 +165,7 @@ def _public_number(text: str, start: int) -> bool:
     m = _PUBLIC_NUMBER.search(text, max(0, start - 64), start)
     if m is None:
         return False
-    clause = max(text.rfind(mark, 0, m.start()) for mark in ".;\n。；") + 1
-    return not _SECRET_BEFORE.search(text, max(clause, start - 64), start)
+    return not _SECRET_BEFORE.search(text, max(clause_opening(text, m.start()), start - 64), start)
 
 
 def _published(text: str, start: int, end: int) -> bool:
@@ -181,8 +174,12 @@ def _published(text: str, start: int, end: int) -> bool:
     if not shown_to_all(text, start, end):
         return False
     left = max(text.rfind(mark, 0, start) for mark in ".!?\n。！？") + 1
-    secret_noun = _SECRET_BEFORE_BUT_CODE if public_label_before(text, start) else _SECRET_BEFORE
-    return not secret_noun.search(text, left, start)
+    nouns = [m.group().lower() for m in _SECRET_BEFORE.finditer(text, left, start)]
+    # A code a public register's name introduces ("IATA cargo agent code", "SBI code") is
+    # that register's, not a secret's noun.
+    if nouns and public_label_before(text, start):
+        nouns = [noun for noun in nouns if noun != "code"]
+    return not nouns
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:
