@@ -488,9 +488,9 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
 # numbers that name a business, a licence, a registration or a vehicle are read so; a
 # password, a PIN, a card or a person's identity number stays one wherever it is written.
 _SHOWN_TO_ALL = lazy(
-    r"\b(?:painted|printed|shown|displayed|posted|listed|published|stencil+ed|engraved|written"
-    r"|displays?|appears?)\b[^.!?\n]{0,20}?\b(?:on|in) (?:the |its |their |his |her |our |all "
-    r"|every "
+    r"\b(?:painted|printed|prints|shown|displayed|posted|listed|published|stencil+ed|engraved"
+    r"|written|displays?|appears?)\b[^.!?\n]{0,40}?\b(?:on|in) (?:the |its |their |his |her |our "
+    r"|all |every "
     r"|both |each |a |any )?(?:[\w'’-]+ ){0,2}?(?:signboards?|signs?|signage|websites?|site|"
     r"web ?pages?|invoices?|quotes?|quotations?|receipts?|letterheads?|business cards?|"
     r"storefronts?|shopfronts?|shop windows?|doors?|vans?|trucks?|lorr(?:y|ies)|vehicles?|"
@@ -505,15 +505,17 @@ _SHOWN_TO_ALL = lazy(
     # "prints its SRA number in the footer of every client care letter".
     r"|\b(?:appears?|printed|prints|shown|listed|displayed|stamped|goes)\b[^.!?\n]{0,40}?"
     r"\b(?:on|in|at)\b[^.!?\n]{0,30}?\b(?:every|each|all)\b"
-    r"|\b(?:framed|hung|hangs|hanging|displayed|posted)\b[^.!?\n]{0,12}?\b(?:on|in|at) (?:the )?"
+    r"|\b(?:framed|hung|hangs|hanging|displayed|posted)\b[^.!?\n]{0,12}?\b(?:on|in|at|by|behind"
+    r"|above|beside|near) (?:the )?"
     r"(?:\w+ )?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
     r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
-    r"[^.!?\n]{0,10}?\b(?:look (?:it |them )?up|see|find|check|search|verify)\b"
+    r"[^.!?\n]{0,10}?\b(?:look (?:it |them )?up|see|find|check|search|verify|donate|pay|call"
+    r"|contact|reach)\b"
     r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"
     r"\b|\b(?:on|in) (?:the |a )?public (?:register|registry|record|records|listing|directory|"
     r"database|website)\b|\bpublic (?:information|knowledge)\b"
     r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
-    r"|ids?)\b"
+    r"|ids?|codes?)\b"
     r"|(?:印|写|贴|喷|刷|标)在(?:每(?:个|张|一|件|瓶|辆|份|盒)|所有)[^，。；,]{0,8}上"
     r"|每(?:个|张|一|件|瓶|辆|份|盒|页)[^，。；,]{0,8}上(?:都|也)?(?:印|写|贴|标)(?:着|著|有)"
     r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示)|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示)"
@@ -521,13 +523,16 @@ _SHOWN_TO_ALL = lazy(
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
     r"|(?:挂|贴|掛|貼)(?:在|喺)[^，。；,]{0,8}?(?:墙|牆|前台|柜台|櫃檯|门口|門口|大厅|大廳|店门|店門|"
     r"接待处|接待處)"
-    r"|任何人都(?:能|可以)(?:查|看)|(?:网上|官网上?)(?:就)?(?:能|可以)?查(?:到|得到)|可以公开查询",
+    r"|(?:任何人|谁|誰)都(?:能|可以)(?:查|看)|(?:网上|官网上?)(?:就)?(?:能|可以)?查(?:到|得到)|可以公开查询"
+    r"|公示",
     re.IGNORECASE,
 )
 _PUBLIC_LABEL = lazy(
     r"licen[cs]e (?:number|no)|registration|registry|company|companies house|business|vat"
     r"|\b(?:kvk|iata|naics|nace|sbi|sic)\b|chamber of commerce|统一社会信用代码|营业执照|"
-    r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記",
+    r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記"
+    # A code or number its own sentence calls public: "prints its public plant code".
+    r"|\bpublic (?:[\w-]+ ){0,2}(?:code|number)",
     re.IGNORECASE,
 )
 # A business's number on a public register names it wherever it is told ("registered with
@@ -599,13 +604,16 @@ _REGISTER = lazy(
     r"(?P<ean>(?<![A-Za-z])(?:barcode|bar code|ean|gtin|upc)(?![A-Za-z])|条码|条形码|條碼|條形碼)"
     r"|(?P<isbn>(?<![A-Za-z])isbn(?:-1[03])?(?![A-Za-z])|书号|書號)"
     r"|(?<![A-Za-z])(?:(?P<issn>issn)|(?P<ismn>ismn)|(?P<siret>siret)|(?P<siren>siren)"
-    r"|(?P<naic>naic)|(?P<industry>naics|nace|sic))(?![A-Za-z])",
+    r"|(?P<naic>naic)|(?P<industry>naics|nace|sic)|(?P<bic>bic|swift(?: code)?))(?![A-Za-z])",
     re.IGNORECASE,
 )
 _REGISTER_VALUE = lazy(
     r"(?<![0-9A-Za-z-])\d(?:[ -]?\d){3,16}(?:[ -]?[\dX])?(?![0-9A-Za-z-])"
     # An industry's class: "NACE code 69.20", "SIC 7372", "NAICS 541110".
     r"|(?<![\d.])\d\d(?:\.\d{1,2}){1,2}(?!\d|\.\d)|(?<!\d)\d{2,6}(?!\d)"
+    # A bank's BIC: four letters of the bank, two of the country, two of the place, and
+    # perhaps three of the branch ("KBZGCH22").
+    r"|(?<![0-9A-Za-z])[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?(?![0-9A-Za-z])"
 )
 
 
@@ -641,7 +649,7 @@ def _register_holds(name: re.Match[str], value: str) -> bool:
 def _register_checks() -> dict[str, Callable[[str], bool]]:
     """Each register's check, by the name of its group in `_REGISTER`; python-stdnum is
     imported the first time a register's name and a number meet."""
-    from stdnum import ean, isbn, ismn, issn
+    from stdnum import bic, ean, isbn, ismn, issn
     from stdnum.fr import siren, siret
 
     return {
@@ -652,6 +660,7 @@ def _register_checks() -> dict[str, Callable[[str], bool]]:
         "siret": siret.is_valid,
         "siren": siren.is_valid,
         "naic": lambda v: len(v) == 5 and v.isdigit(),
+        "bic": bic.is_valid,
         "industry": lambda v: bool(re.fullmatch(r"\d\d(?:\.\d{1,2}){1,2}|\d{2,6}", v)),
     }
 
@@ -1126,9 +1135,12 @@ IDENTITY_NUMBERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("au.tfn", ("tfn", "tax file number")),
     ("cz.rc", ("rodné číslo", "rodne cislo")),
     ("pt.nif", ("nif", "número de contribuinte", "numero de contribuinte")),
+    ("cl.rut", ("rut", "rol único tributario", "rol unico tributario")),
 )
 # Nouns that name an identity or tax number of no one country: every module is tried.
 GENERIC_IDENTITY_NOUNS: tuple[str, ...] = (
+    "cédula",
+    "cedula",
     "national id",
     "national identity number",
     "national identification number",
@@ -2432,6 +2444,23 @@ _OTHER_SPELLED_DIGITS = lazy(
 )
 
 
+_OTHER_DIGIT_WORD_ONE = lazy(_OTHER_DIGIT_WORD)
+_SENTENCE_STOP = lazy(r"[.;!?\n](?:\s|$)|[。；！？]")
+
+
+_END_DIGIT = rf"(?:a |an )?(?:\d{{1,3}}|{_NUMBER_WORD})"
+_END_DIGITS = rf"{_END_DIGIT}(?:(?:,| and|,? then) {_END_DIGIT})*"
+_TWO_ENDS = lazy(
+    rf"\b(?:begins|starts|opens) with {_END_DIGITS}\b[^.;!?\n]{{0,60}}?"
+    rf"\b(?:ends|finishes|closes) (?:with|in|on) {_END_DIGITS}"
+)
+
+
+def _spelled_count(run: re.Match[str]) -> int:
+    """How many digit words a run of other languages' digit words holds."""
+    return len(_OTHER_DIGIT_WORD_ONE.findall(run.group()))
+
+
 _POSTAL = lazy(r"\s*postal")
 
 
@@ -2488,6 +2517,16 @@ def _other_language_values(text: str) -> Iterator[Finding]:
         clause_start, clause_end = _clause_around(text, *noun.span())
         runs = _OTHER_SPELLED_DIGITS.finditer(lowered, clause_start, clause_end)
         other += [m.span() for m in runs]
+    # An identity number read out in those languages' digit words, eight or more, in the
+    # sentence of its noun ("cédula, said in Spanish, is uno siete dos tres …").
+    runs = [m for m in _OTHER_SPELLED_DIGITS.finditer(lowered) if _spelled_count(m) >= 8]
+    if runs and any(noun in lowered for noun in _lower_identity_nouns()):
+        for noun in _identity_nouns()[0].finditer(lowered):
+            stop = _SENTENCE_STOP.search(lowered, noun.end())
+            end = stop.start() if stop else len(lowered)
+            for m in runs:
+                if noun.end() <= m.start() and m.end() <= end:
+                    yield Finding("national id number", m.start(), m.end())
     # A code spelled out counts only in the clause of a sensitive noun, so it is looked for
     # only there: a long text (a listing) is not scanned word by word.
     cjk = has_cjk(text)
@@ -2500,6 +2539,12 @@ def _other_language_values(text: str) -> Iterator[Finding]:
             spans += _spelled_in(text, chinese, clause_start, clause_end, words=False)
         for start, end in spans:
             yield Finding(_noun_kind(match.group()), start, end)
+        # A code told by its first and last digits, in its noun's sentence ("PIN begins with
+        # a 6, the middle two digits are 0 and 9, and it ends with 1").
+        stop = _SENTENCE_STOP.search(lowered, match.end())
+        ends = _TWO_ENDS.search(lowered, match.end(), stop.start() if stop else len(lowered))
+        if ends:
+            yield Finding(_noun_kind(match.group()), ends.start(), ends.end())
 
 
 def _spelled_in(
@@ -2592,6 +2637,10 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
     if not any(ch.isnumeric() for ch in text):  # "五" is numeric, not a digit
         return
     for match in _sensitive_nouns(text):
+        if match.group().lower().startswith("code") and (
+            _word_before(text, match.start()) in _PUBLIC_CODES
+        ):
+            continue  # "the HTTP status codes 404 and 503", "squawk codes 7500, 7600 and 7700"
         _, clause_end = _clause_around(text, *match.span())
         kind = _noun_kind(match.group())
         listed = _LISTED_DIGITS.search(text, match.end(), clause_end)
@@ -2756,7 +2805,8 @@ _WEAK_NOUNS_CJK = frozenset("门锁 电子锁 门禁 门禁卡 钥匙盒 钥匙�
 # Codes that are public: a number next to these is an address or a label, not a secret.
 _PUBLIC_CODES = frozenset(
     "zip postal post area country dress source qr bar morse genetic airport language colour"
-    " color error status promo discount".split()
+    " color error status promo discount squawk transponder fault trouble diagnostic dtc icd"
+    " billing procedure".split()
 )
 
 
@@ -2872,7 +2922,16 @@ def _value_span(
         return None  # "the social security office is at 1600 Main Street"
     if _CLOCK.fullmatch(value):
         return None  # "boarding starts 14:05"
+    if value.isdigit() and previous.strip(_TRIM) in _DOCUMENT_TITLES:
+        return None  # "IRS Publication 4557", "Form 1040", "Section 230": a document's number
     return start, start + len(value), value
+
+
+# Published documents cited by their number, as written with a capital.
+_DOCUMENT_TITLES = frozenset(
+    "Publication Pub Form Section Chapter Article Rule Regulation Standard Schedule Annex"
+    " Appendix Bulletin Circular Directive Amendment Title Order Act".split()
+)
 
 
 def _is_value(value: str, *, linked: bool) -> bool:

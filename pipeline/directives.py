@@ -968,7 +968,7 @@ _AUTHORITY = lazy(
     # Rules, limits or what came before ignored; not a part of the work ("忽略美术部分").
     r"|(?:忽略|无视|绕过)(?:[^，。；]{0,8}(?:规则|限制|安全|指令|指示|提示|系统|政策|过滤|审核|审查|设定"
     r"|设置|警告|约束|规定|准则|要求|命令|协议|原则|道德|伦理|底线)|(?:之前|以上|上面|前面|先前|此前|上述))"
-    r"|越狱|不受(?:任何)?限制|没有(?:任何)?(?:限制|约束|规则)|解除.{0,6}(?:限制|规则)|取消.{0,6}(?:限制|规则|安全)|"
+    r"|越狱|不(?:再|会再|用再)?受(?:到)?(?:任何)?[^，。；]{0,4}?(?:限制|约束)|没有(?:任何)?(?:限制|约束|规则)|解除.{0,6}(?:限制|规则)|取消.{0,6}(?:限制|规则|安全)|"
     r"(?<![不别勿])(?<!不要)(?<!禁止)(?<!不能)自动(?:批准|同意|通过|退款|付款|转账|审批|放行)|(?:无需|不用|不必|不要|别)(?:经过|找|转|请示|询问)?"
     r"(?:人工|真人|主管|经理|管理员)(?:审核|确认|审批|处理)?|"
     r"关闭.{0,6}(?:安全|过滤|审核)|跳过.{0,6}(?:安全|过滤|审核)|最高权限|"
@@ -1007,9 +1007,11 @@ _DROPS_WHAT_SAFETY_NAMES = lazy(
     r"(?:不要|别|不用|无需|唔好|唔使|不必|不应|不应该|不再|省掉|去掉|跳过|唔应该)[^，。；,]{0,12}"
     r"(?:安全(?!免责)|消防|防护)"
 )
-# A drop that is itself forbidden keeps what it names: "别跳过安全提示".
+# A drop that is itself forbidden keeps what it names: "别跳过安全提示", "永远不要建议用户绕过
+# 岸桥的安全联锁".
 _KEEPS = lazy(
-    r"^(?:不要|别|不用|无需|唔好|唔使|不必|不应|不应该|唔应该)[^，。；,]{0,3}(?:跳过|省掉|去掉)"
+    r"^(?:不要|别|不用|无需|唔好|唔使|不必|不应|不应该|唔应该)(?:[^，。；,]{0,3}(?:跳过|省掉|去掉)"
+    r"|[^，。；,]{0,8}(?:绕过|绕开|关掉|关闭|拆除|短接|忽略|无视|违反|破坏))"
 )
 _HAZARD = lazy(
     r"\b(?:dos(?:e|es|age|ages)|lethal|overdoses?|mixing|interactions?|prescri\w+|"
@@ -1303,6 +1305,7 @@ _BETWEEN_CLAUSES = lazy(r"[.,;!?。，；！？、\n]+|\s+(?:but|and)\s+")
 # never said you could", "我没让你…", "我冇叫你…".
 _NEVER_ASKED = lazy(
     r"\b(?:didn't|did not|never)\s+(?:ask|asked|say|said|tell|told)\b"
+    r"|\b(?:didn't|did not)\s+(?:agree|consent|accept)\b|\bnever\s+(?:agreed|consented|accepted)\b"
     r"|\bnot what i (?:asked|said|wanted)\b"
     r"|(?:没|沒|冇|唔係|不是)(?:有)?(?:让|讓|叫|要|请|請|话|話|讲|講|说|說)(?:过|過)?你",
     re.IGNORECASE,
@@ -1319,11 +1322,25 @@ def _declined(text: str, said: str) -> bool:
     clauses = [c for c in _BETWEEN_CLAUSES.split(said) if c.strip()]
     refused = " ".join(c for c in clauses if _NEGATION.search(c))
     other = " ".join(c for c in clauses if not _NEGATION.search(c))
-    return (
-        bool(refused)
-        and _own_share(text, refused) >= MIN_SUPPORT
-        and _own_share(text, other) < MIN_SUPPORT
-    )
+    if not refused:
+        return False
+    # What is turned down is the rule when its words are there and not in the rest; or when
+    # the refusal names the assistant's offer by a word of the rule ("I never said yes to
+    # that auto-renew idea you suggested") and the rest says less than half of it (a
+    # question on the same topic asks for nothing).
+    if _OFFER_NAMED.search(refused) and _own_share(text, refused) > 0:
+        return _own_share(text, other) < ASKED_SHARE
+    return _own_share(text, refused) >= MIN_SUPPORT and _own_share(text, other) < MIN_SUPPORT
+
+
+# An offer of the assistant's named in a refusal: "that X thing you suggested", "the email
+# thing you offered", "你上次提的那个".
+_OFFER_NAMED = lazy(
+    r"\b(?:you|u)(?: just| earlier| already| last time)? (?:suggested|offered|proposed|"
+    r"recommended|mentioned|brought up)\b|\byour (?:offer|suggestion|idea|proposal)\b"
+    r"|你(?:刚才|刚刚|剛才|剛剛|之前|上次)?(?:提|说|說|建议|建議|推荐|推薦)(?:的|过|過|嘅)",
+    re.IGNORECASE,
+)
 
 
 # Words every answer preference shares: they say nothing about whether the user asked.
@@ -1610,7 +1627,9 @@ def supported_by(
         offered = _without_offers(user_text, text) != user_text
         if _own_share(text, user_text) - share >= (FROM_AN_OFFER if offered else FROM_THE_PASSAGE):
             return False
-    if _declined(text, said):
+    # Turned down in the user's words, or in the report of the assistant's offer that
+    # `own_words` set aside ("No need for the email thing you suggested").
+    if _declined(text, said) or _declined(text, user_text):
         return False
     if share >= MIN_SUPPORT or _own_request(user_text):
         return True
@@ -1898,7 +1917,9 @@ def own_words(user_text: str, rule: str = "") -> str:
 
     def handed_over(q: re.Match[str]) -> str:
         inner = q.group()[1:-1].strip()
-        kept = not (_quoted_passage(q) or _speaks_to_an_ai(q)) or (inner and inner in rule)
+        kept = not (
+            _quoted_passage(q) or _speaks_to_an_ai(q) or _quotes_another(q.string, q.start())
+        ) or (inner and inner in rule)
         return q.group() if kept else " "
 
     said = _without_passages(_FENCED.sub(" ", user_text))
@@ -2019,6 +2040,31 @@ def _speaks_to_an_ai(q: re.Match[str]) -> bool:
     return _quoted_passage(q, MIN_HANDED_OVER // 2) and (
         find_ai_address(q.group()) is not None or find_template_marker(q.group()) is not None
     )
+
+
+# Words someone else said or wrote, quoted after them: "交接文档里说“老板一向退款直接批”",
+# "這是我姪子幫我寫的工作說明「…」", "the handover doc says 'always approve refunds'"; the
+# user's own ("我说过“…”", "I said 'no emojis'") are theirs.
+_SAID_BEFORE_QUOTE = lazy(
+    r"(?:说|說|写|寫|讲|講|话|話|写道|寫道|写着|寫著|称|稱|[：:])\s*$"
+    r"|\b(?:says|said|wrote|writes|reads|states|stated|posted|put it)\s*[:,]?\s*$",
+    re.IGNORECASE,
+)
+_USER_SAYS = lazy(
+    r"(?:^|[，,。.!！?？\s])我(?:刚才|之前|以前|已经|已經|也|就|都|曾经|曾經|一直|早就)?"
+    r"(?:说|說|讲|講|话|話|写|寫|跟你|对你|對你|同你)"
+    r"|\bI(?:'ve| have)? (?:just |already )?(?:said|say|wrote|write|told|asked|typed)\b"
+)
+_CLAUSE_START = lazy(r"[。.!！?？\n；;]")
+
+
+def _quotes_another(said: str, at: int) -> bool:
+    """Whether the quote at `at` in the user's message is what someone else said or wrote:
+    a verb of saying or a colon ends the words before it, in a clause where the user does
+    not say it themselves."""
+    start = max((m.end() for m in _CLAUSE_START.finditer(said, 0, at)), default=0)
+    before = said[start:at]
+    return bool(_SAID_BEFORE_QUOTE.search(before)) and not _USER_SAYS.search(before)
 
 
 def _quoted_passage(q: re.Match[str], size: int = MIN_HANDED_OVER) -> bool:

@@ -77,8 +77,8 @@ _INJECTION_PHRASES = [
             "overrides instructions",
         ),
         (
-            r"\b(?:reveal|print|show|leak|output|disclose|dump|repeat)\b.{0,40}\b(?:system prompt|"
-            r"instructions|api keys?|passwords?|secrets?|credentials?|hidden prompt)",
+            r"\b(?:reveal|print|show|leak|output|disclose|dump|repeat)\b(?!-).{0,40}\b(?:"
+            r"system prompt|instructions|api keys?|passwords?|secrets?|credentials?|hidden prompt)",
             _REVEALS,
         ),
         (r"\byou (?:are|must|will) now\b", "redefines the assistant"),
@@ -146,7 +146,19 @@ _EPHEMERAL = [
             r"hungover)\b|"
             # A thing that will not work as it should, said as now ("won't start").
             r"\b(?:won't|will not|refuses to|keeps failing to) (?:start|turn on|switch on|boot|load"
-            r"|connect|pair|charge|sync|open|unlock|print)\b",
+            r"|connect|pair|charge|sync|open|unlock|print)\b|"
+            # A visit, an illness that lays one low, a thing in for repair.
+            r"\b(?:is|are) (?:currently )?staying with (?:them|him|the user|user)\b"
+            r"|\b(?:is|are) down with\b"
+            r"|\b(?:is|are) (?:in|at) the (?:repair shop|garage for|shop for)\b"
+            # Halfway up a climb; out of service; a utility cut by an event; a test failed.
+            r"|\b(?:is|are) (?:halfway|midway|partway) (?:up|down|through|to|across|along)\b"
+            r"|\b(?:is|are) (?:currently |temporarily )?out of (?:service|order|action)\b"
+            r"|\b(?:has|have) no (?:power|electricity|water|heating|internet) "
+            r"(?:after|since|because)\b"
+            r"|\bfailed (?:its|her|his|their|the)? ?(?:mot|inspection|smog check|safety check"
+            r"|emissions test|roadworthy)\b"
+            r"|\bmissed (?:the|a|her|his|their) (?:[\w-]+ )?deadline\b",
             "a passing state",
         ),
         (
@@ -160,7 +172,7 @@ _EPHEMERAL = [
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|被(?:卡|困)在|困在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
-            r"停电|断电|断网|没电了|锁在.{0,4}里|"
+            r"停电|断电|断网|没电了|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
             # battery nearly out; a bus missed; a thing to give back or to fetch; just
             # arrived or found; a breakdown; a queue ahead; a delay.
@@ -184,6 +196,8 @@ _GIVES_A_LABEL = (
     r"^(?:mark|treat|tag|label|class|classify|flag|regard|file|count) (?:him|her|them|the user"
     r"|user) as\b|^file (?:[\w'’-]+ ){1,2}under\b"
     r"|^(?:把|将|將)(?:他|她|佢|用户|用戶)(?:当成|当作|當成|當作|看成|视为|視為)"
+    # Or as the way the user is best handled: "User is best treated as a senior captioner".
+    r"|\bbest (?:treated|regarded|seen|thought of|approached|handled|addressed) as\b"
 )
 _SPECULATIVE = [
     (re.compile(p), "hedged")
@@ -221,7 +235,19 @@ _SPECULATIVE = [
         # What the evidence makes it look like, or how the user comes across: "the mentions of
         # sleeping in the truck make it sound like …", "reads like an early retirement is on
         # the cards", "writes like someone who came up through radio news".
-        r"\bmakes? it (?:sound|look|seem)\b|\breads like\b|\bsounds (?:close to|as if|as though)\b"
+        r"\bmakes? (?:it|him|her|them|the user|user) (?:sound|look|seem)\b"
+        r"|\b(?:reads?|read) like\b|"
+        # How the user or their words read to the writer: "User reads as an introvert",
+        # "her clipped messages read as frustration", "reads as a sign of money trouble".
+        r"\b(?:user|she|he|they|messages|replies|emails|texts|answers|words|tone|notes|posts)"
+        r" reads? as\b(?! (?:a |an )?(?:hobby|pastime|habit|ritual|way|part|form|escape|daily"
+        r"|nightly|bedtime|much|many|often|fast|quickly|slowly|well|widely|little)\b)"
+        r"|\b(?:reads?|read|comes across|came across) as (?:a |an )?(?:sign|signal|symptom|hint"
+        r"|clue|indication)\b|\b(?:point|points|pointed) to (?:a|an|him|her|them) (?:[\w-]+ )?"
+        r"(?:background|past|career|history|upbringing|childhood|job|role|problem|condition"
+        r"|habit|interest|training|stint)\b|\bwould (?:clearly|surely|obviously|evidently)\b"
+        r"|\bbetween the lines\b|(?<!should )(?<!to )\bmarks? (?:him|her|them) (?:out )?as\b"
+        r"|\bsounds (?:close to|as if|as though)\b"
         r"|\b(?:writes|talks|speaks|sounds|comes across) like (?:someone|a person|somebody)\b"
         r"|\bcomes across as\b|\bgiven how (?:often|much|many|little)\b|"
         r"\bthere(?:'s| is) a (?:good |fair |small )?chance\b|\b(?:chances|odds) are\b|"
@@ -249,7 +275,8 @@ _SPECULATIVE = [
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
         # Judging from something: "从用户对德语文献的熟悉程度来看" before a conclusion.
-        r"(?:从|由)[^，。；]{2,30}(?:来看|看来|判断)|"
+        r"(?:从|由)[^，。；]{2,30}(?:来看|看来|判断)|(?:从|由)[^，。；]{2,30}看[，,]|显然|"
+        r"一(?:听|看|睇)就(?:是|系|知|晓得|知道)|"
         # Evidence, then what it is said to show: "经常凌晨发消息" then "说明他有失眠的毛病".
         r"[，,]\s*(?:这|这也)?(?:说明|表明|可见)了?\s*(?:他|她|用户|其)|"
         # "像是" as a guess, not as "such as" ("喜欢像是宫崎骏那样的画风").
@@ -258,7 +285,8 @@ _SPECULATIVE = [
         r"应该[^，。；]{1,12}[，,]\s*因为|"
         # A conclusion after its evidence, or said as certain: "他回消息这么快" then "一定是…",
         # "他肯定是队上年纪最大的"; "看得出他…" after the evidence.
-        r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:(?:肯定|一定|必定)(?:是|系|係|在|做|当|當|有)?|实系|實係|实係)|"
+        r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:(?:肯定|一定|必定)(?!要|得)(?:是|系|係|在|做|当|當|有)?"
+        r"|实系|實係|实係)|"
         r"^(?:他|她|佢|用户|用戶)(?:肯定|一定)是|"
         r"[，,]\s*(?:这|這)?(?:也)?(?:看得出|睇得出)|^(?:看得出|睇得出)",
     )
@@ -298,7 +326,10 @@ _SMALL_TALK = [
         r"|walkthrough|breakdown|comparison|rundown|overview)(?! of how)\b)"
         # The chat as where something happened: "sending memes throughout the chat".
         r"|\b(?:throughout|during|over the course of) (?:the|this|our) (?:chat|conversation"
-        r"|session)\b",
+        r"|session)\b"
+        # Or of what the assistant did: "thought the assistant was slow to answer today".
+        r"|\b(?:found|thought|felt|said) (?:that )?the (?:assistant|ai|bot)(?:['’]s \w+)? "
+        r"(?:was|were|had been|seemed|sounded|answered|replied|responded|got|gave|took)\b",
         # The user and the assistant as the ones talking; what the chat was.
         # Either way round, the user by any name: "The assistant and Tomás went over how a
         # limiter differs from a compressor".
@@ -327,7 +358,11 @@ _SMALL_TALK = [
         r"(?:讲|说)(?:了|咗)?(?:个|一个)[^，。；]{0,16}笑话|"
         r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过|咗)?助[手理](?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
-        r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)",
+        r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)|"
+        # What the user made of what the assistant just said, or of this session: "说助手刚刚
+        # 讲的冷笑话真的很冷", "觉得这次用问答卡片的方式复习很有趣".
+        r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:刚才|刚刚|啱啱|头先|今天|今日|这次|今次)|"
+        r"(?:说|讲|话|觉得|认为)(?:了|咗)?(?:这次|今次|本次)",
     )
 ]
 # Doubt the user has, said of the user: a fact about them, not the writer's guess.
@@ -365,7 +400,7 @@ _OWN_DOUBT = lazy(
     r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| are| remains?)(?: still)? undecided\b"
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
     r"|(?:用户|使用者|他|她)(?:自己)?(?:说(?![话的不])|话(?![费题])|讲(?![话的])|表示|自称|坦言|觉得"
-    r"|认为)[^，。；,.;]{0,8}?(?:感觉|好像|可能|大概|应该|多半)"
+    r"|认为)[^，。；,.;]{0,8}?(?:感觉|好像|可能|大概|应该|多半|估计|八成|或许|也许|说不定)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
 # instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".
@@ -390,6 +425,7 @@ _HABITUAL = lazy(
     r"\b(?:always|usually|habitually|every (?:day|morning|evening|night|time|week|weekend|month|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|to everyone|"
     r"habit)\b|每天|每次|每回|总是|经常|常常|常用|平时|习惯|一向|向来|时(?:都|就)?会"
+    r"|总(?=用|是|会|爱|要|说|讲|拿|喜欢|以)"
 )
 
 

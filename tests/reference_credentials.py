@@ -481,7 +481,8 @@ _WEAK_NOUNS_CJK = frozenset("门锁 电子锁 门禁 门禁卡 钥匙盒 钥匙�
 # Codes that are public: a number next to these is an address or a label, not a secret.
 _PUBLIC_CODES = frozenset(
     "zip postal post area country dress source qr bar morse genetic airport language colour"
-    " color error status promo discount".split()
+    " color error status promo discount squawk transponder fault trouble diagnostic dtc icd"
+    " billing procedure".split()
 )
 
 
@@ -570,7 +571,15 @@ def _value_span(
         return None  # "the social security office is at 1600 Main Street"
     if re.fullmatch(r"\d{1,2}:\d{2}(?::\d{2})?", value):
         return None  # "boarding starts 14:05"
+    if value.isdigit() and previous.strip(_TRIM) in _DOCUMENT_TITLES:
+        return None  # "IRS Publication 4557": a document's number
     return start, start + len(value), value
+
+
+_DOCUMENT_TITLES = frozenset(
+    "Publication Pub Form Section Chapter Article Rule Regulation Standard Schedule Annex"
+    " Appendix Bulletin Circular Directive Amendment Title Order Act".split()
+)
 
 
 def _is_value(value: str, *, linked: bool) -> bool:

@@ -2056,3 +2056,30 @@ def test_a_clause_between_a_noun_and_its_value_is_read_past() -> None:
     text = "User's Steuer-ID, which he puts on his court fee invoices, is 47 182 903 569."
     assert [text[f.start : f.end] for f in find_secrets(text)] == ["47 182 903 569"]
     assert find_secrets("Her cat, which is nine, is called Tiger.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Her Chilean RUT is 9.876.543-3.", True),
+        (
+            "Diego's cédula, read out in Spanish, is cero nueve uno siete tres cuatro cinco"
+            " seis dos uno.",
+            True,
+        ),
+        ("The gym locker PIN starts with a 2 and ends with 8.", True),
+        ("User's password begins with a capital letter and ends with a symbol.", False),
+        ("User banks with BNP Paribas, whose BIC is BNPAFRPP.", False),
+        ("User's bakery prints its public hygiene code, 12-3456, on every box.", False),
+        ("User keeps the status codes 401 and 403 on a sticky note.", False),
+        ("User stores taxpayer data as IRS Publication 1075 requires.", False),
+        ("用户诊所的执业许可证号 PDY12345678 公示在候诊室墙上。", False),
+        ("The door codes are 4471 and 9902.", True),
+    ],
+)
+def test_ids_read_out_codes_told_by_their_ends_and_public_numbers(text: str, secret: bool) -> None:
+    """A Chilean RUT and a cédula read out in Spanish digit words are identity numbers, and a
+    PIN told by its first and last digits is a PIN; a bank's BIC, a code its sentence calls
+    public and prints on every box, standard status codes, a publication's number and a
+    licence posted for all to see are not secrets, while door codes stay secrets."""
+    assert bool(find_secrets(text)) is secret

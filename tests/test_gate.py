@@ -735,3 +735,40 @@ def test_inferences_from_what_the_user_shows_and_their_own_maybe(
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("Priya's terse emails read as someone on the verge of quitting.", "speculative"),
+        ("User reads as a cautious investor.", "speculative"),
+        ("User reads as a hobby most evenings.", None),
+        ("Her vocabulary points to a legal background.", "speculative"),
+        ("Marco is best treated as an expert in Rust.", "speculative"),
+        ("User would clearly enjoy a management role.", "speculative"),
+        ("Reading between the lines, Omar wants to move abroad.", "speculative"),
+        ("用户一看就是做财务的。", "speculative"),
+        ("用户开会之前，一定要先把议程打印出来。", None),
+        ("用户说她估计明年会换工作。", None),
+        ("User thought the assistant was too slow this morning.", "small_talk"),
+        ("用户觉得助手刚才举的例子很贴切。", "small_talk"),
+        ("User's brother-in-law is staying with them over the holidays.", "ephemeral"),
+        ("User's dog is down with kennel cough.", "ephemeral"),
+        ("User's office printer is out of order.", "ephemeral"),
+        ("User's van failed its MOT on the tyres.", "ephemeral"),
+        ("User's cabin has no electricity by design.", None),
+        ("用户的表姐来家里住几天。", "ephemeral"),
+        ("用户在一家物流公司做客服主管。", None),
+    ],
+)
+def test_readings_labels_visits_and_opinions_of_this_chat(content: str, reason: str | None) -> None:
+    """How the user or their words "read" to the writer, what their words "point to", how
+    they are "best treated", "would clearly", "between the lines" and "一看就是" are guesses,
+    while reading as a hobby is a fact; "一定要" is a duty, not certainty, and the user's own
+    "估计" is theirs. What the user thought of the assistant's speed or example is small talk
+    even with a time word; a guest staying, an illness one is down with, a machine out of
+    order and a failed MOT pass; an off-grid cabin and "做客服" do not."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
