@@ -740,7 +740,10 @@ _NAMES_CONTENT = lazy(
     r"letter|template|report|log|output|invoices?|receipts?|bills?|statements?|quotes?"
     r"|quotations?|contracts?|forms?|spreadsheets?|minutes|agenda)\b|"
     + _CONTENT_ZH
-    + "|范本|模板|条款|说明|评论|页面|发票|收据|账单|对账单|合同|表格|报价单",
+    + "|范本|模板|条款|说明|评论|页面|发票|收据|账单|对账单|合同|表格|报价单"
+    # Records and writings handed over: minutes, a log, a draft, a letter, a notice.
+    + "|纪要|记录|笔记|报告|日志|译稿|草稿|来信|信件|公告|简历|手册|清单|章程|协议|文章|原文|正文"
+    + "|字幕|歌词|工单",
     re.IGNORECASE,
 )
 _IGNORES_EMBEDDED = lazy(
@@ -1279,7 +1282,8 @@ _HIDDEN = lazy(
     r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|"
     r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
     # Not an order the user is not to be given: "never tell the user to run anything with sudo".
-    r"covertly|behind the user's back|(?:do not|don't|never) (?:(?:tell|inform) (?:the )?user"
+    r"covertly|behind the user's back|(?:(?:do|should|must|shall|will) not|don't|never|shouldn't"
+    r"|mustn't) (?:(?:tell|inform) (?:the )?user"
     r"(?! to \w)|(?:mention (?:this|it) to|let) (?:the )?user)"
     r"|(?:not|never|don't|do not|without) (?:mention|reveal|disclose|acknowledge|admit)\w* "
     r"(?:this|the|these) (?:rules?|instructions?|settings?)"
@@ -1505,6 +1509,7 @@ def find_injection(
                 for m in pattern.finditer(text)
                 if (what not in _PARTS_OF_LINKS or not _inside(m.span(), links))
                 and not _a_reference(text, m, what)
+                and not (what == "an email address" and _SENT_FROM.search(text, 0, m.start()))
             ),
             None,
         )
@@ -1731,6 +1736,14 @@ def _written_in(text: str, m: re.Match[str], what: str, user_text: str | None) -
     if _OPEN_QUERY.search(m.group()) or _IMAGE_WORD.search(clause):
         return False
     return _find_channel(m.group(), own_words(user_text, text)) >= 0
+
+
+# The address the user sends their own mail from is where it comes from, nothing goes to it:
+# "the user sends everything from geral@…" (a reply to mail from an address goes to it).
+_SENT_FROM = lazy(
+    r"\b(?:user|she|he|they)\s+(?:\w+\s+)?(?:sends|sent|emails|mails|writes)\s+(?:\w+\s+){0,3}?"
+    r"from (?:(?:her|his|their|the) )?(?:[\w-]+ ){0,2}[(,:]?\s*$"
+)
 
 
 def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) -> bool:
