@@ -488,7 +488,8 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
 # numbers that name a business, a licence, a registration or a vehicle are read so; a
 # password, a PIN, a card or a person's identity number stays one wherever it is written.
 _SHOWN_TO_ALL = lazy(
-    r"\b(?:painted|printed|prints|shown|displayed|posted|listed|published|stencil+ed|engraved"
+    r"\b(?:painted|printed|prints|shows|shown|displayed|posted|listed|lists|published|publishes"
+    r"|stencil+ed|engraved"
     r"|written|displays?|appears?)\b[^.!?\n]{0,40}?\b(?:on|in) (?:the |its |their |his |her |our "
     r"|all |every "
     r"|both |each |a |any )?(?:[\w'’-]+ ){0,2}?(?:signboards?|signs?|signage|websites?|site|"
@@ -512,8 +513,8 @@ _SHOWN_TO_ALL = lazy(
     r"[^.!?\n]{0,10}?\b(?:look (?:it |them )?up|see|find|check|search|verify|donate|pay|call"
     r"|contact|reach)\b"
     r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"
-    r"\b|\b(?:on|in) (?:the |a )?public (?:register|registry|record|records|listing|directory|"
-    r"database|website)\b|\bpublic (?:information|knowledge)\b"
+    r"\b|\b(?:on|in) (?:the |a )?(?:[\w-]+['’]s )?public (?:[\w-]+ )?(?:register|registry|record"
+    r"|records|listing|directory|database|datasets?|website)\b|\bpublic (?:information|knowledge)\b"
     r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
     r"|ids?|codes?)\b"
     r"|(?:印|写|贴|喷|刷|标)在(?:每(?:个|张|一|件|瓶|辆|份|盒)|所有)[^，。；,]{0,8}上"
@@ -523,6 +524,7 @@ _SHOWN_TO_ALL = lazy(
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
     r"|(?:挂|贴|掛|貼)(?:在|喺)[^，。；,]{0,8}?(?:墙|牆|前台|柜台|櫃檯|门口|門口|大厅|大廳|店门|店門|"
     r"接待处|接待處)"
+    r"|(?:门口|門口|门前|門前|墙上|牆上)[^，。；,]{0,6}(?:营业执照|營業執照|执照|執照|许可证|許可證)上"
     r"|(?:任何人|谁|誰)都(?:能|可以)(?:查|看)|(?:网上|官网上?)(?:就)?(?:能|可以)?查(?:到|得到)|可以公开查询"
     r"|公示",
     re.IGNORECASE,

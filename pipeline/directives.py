@@ -530,12 +530,13 @@ _OUTBOUND = (
         "a web address",
     ),
     # The name before "@" is ASCII: "…信箱mods.lin@gmail.com" is no address of "信箱mods.lin".
-    (re.compile(r"[A-Za-z0-9._%+-]+@[\w-]+(?:\.[\w-]+)+"), "an email address"),
+    (re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"), "an email address"),
     (re.compile(r"\+?\d[\d ()\-]{6,}\d"), "a phone or account number"),
     (re.compile(r"\{\{?\s*[\w.]+\s*\}\}?"), "a template placeholder"),
     (
         re.compile(
-            r"\b(?:wir(?:e|ing)|transfer|send|deposit|pay|remit)\w*\b.{0,40}\b(?:funds|money|payment|"
+            r"\b(?:wir(?:e|ing)|transfer|send|deposit|pay|remit)\w*\b[^.;!?]{0,40}\b(?:funds|money"
+            r"|payment|"
             r"bitcoin|btc|crypto|account|wallet)\b|(?:转账|汇款|打款|转钱)(?:到|给|至)|汇到"
             r"|(?:转|汇|存|打)(?:到|入|进).{0,12}(?:账|户)",
             re.IGNORECASE,
@@ -743,6 +744,7 @@ _NAMES_CONTENT = lazy(
     + "|范本|模板|条款|说明|评论|页面|发票|收据|账单|对账单|合同|表格|报价单"
     # Records and writings handed over: minutes, a log, a draft, a letter, a notice.
     + "|纪要|记录|笔记|报告|日志|译稿|草稿|来信|信件|公告|简历|手册|清单|章程|协议|文章|原文|正文"
+    + "|逐字稿|文字稿|转录"
     + "|字幕|歌词|工单",
     re.IGNORECASE,
 )
@@ -923,7 +925,7 @@ _AUTHORITY = lazy(
     r"moderation|limits?)\b.{0,20}\b(?:are|is|were|was|get|gets|be)\s+(?:now |hereby )?"
     r"(?:off|disabled|lifted|suspended|waived|removed|void|ignored|optional|not applicable|"
     r"deactivated)\b"
-    rf"|\b(?:{_DISCLOSE_VERBS})\w*\b.{{0,40}}\b(?:system prompt|"
+    rf"|\b(?:{_DISCLOSE_VERBS})\w*\b(?:(?!\b(?:act|acts|acting) on\b).){{0,40}}\b(?:system prompt|"
     r"prompt|instructions|configuration|hidden|memories|memory|stored|secrets?|passwords?|"
     r"keys|key(?!\s+[a-z]+s\b)|credentials|conversation history|chat history|chat logs?|"
     r"(?:past|previous|earlier|old|all|every|private) conversations|"
@@ -1106,7 +1108,8 @@ _LIFTS_SAFETY = lazy(
     r"|\b(?:unlocks?|enables?|activates?|turns? on|switch(?:es)? (?:on|to))\b.{0,30}\b(?:"
     r"unrestricted|uncensored|unfiltered|developer|admin|god|jailbreak|dan)\s+mode\b"
     r"|(?:安全|限制|规则|过滤|审核|约束).{0,10}(?:无效|失效|不适用|不再适用|已关闭|已解除|已取消)|"
-    r"(?:略过|跳过|无视|忽略|绕过)[^，。；]{0,8}(?:安全规则|安全规定|安全限制|安全检查|安全措施)|"
+    r"(?:略过|跳过|无视|忽略|绕过|关掉|关闭|解除|取消)[^，。；]{0,8}(?:安全规则|安全规定|安全限制|安全检查"
+    r"|安全措施)|"
     r"(?:解锁|开启|进入).{0,6}(?:无限制|开发者|管理员|越狱)模式"
     # Warnings of fraud and attack turned off: the warning is the safety rule.
     r"|\b(?:never|not|don't|do not|doesn't|does not|stop|no longer|without)\s+(?:\w+\s+){0,2}?"
@@ -1703,8 +1706,14 @@ _WRITTEN_CHANNELS = frozenset(
 _WRITTEN_INTO = lazy(
     r"\b(?:end|ends|ending|sign|signs|signed|signature|sign-?off|footers?|add|adds|include|"
     r"includes|put|puts|carry|carries|list|lists|mention|mentions|write|writes|format|formats|"
-    r"close|closes|closing)\b"
+    r"close|closes|closing|give|gives|quote|quotes|provide|provides)\b"
     r"|落款|签名|加上|加埋|附上|写|留|填|注明|结尾|页脚|页尾|签名档",
+    re.IGNORECASE,
+)
+# Money moved: a number given where money is paid is where it goes.
+_MONEY = lazy(
+    r"\b(?:wire|wiring|transfer\w*|pay|pays|paying|payment|deposit\w*|remit\w*|iban|accounts?"
+    r"|acct|swift|bank)\b|转账|汇款|打款|账户|账号|银行",
     re.IGNORECASE,
 )
 _SENT_TO = lazy(
@@ -1729,7 +1738,7 @@ def _written_in(text: str, m: re.Match[str], what: str, user_text: str | None) -
     if hands_over_content(user_text) or hands_over_a_passage(simplified(user_text)):
         return False
     clause = _sentence_before(text, m.start())
-    if _SENT_TO.search(clause) or not _WRITTEN_INTO.search(clause):
+    if _SENT_TO.search(clause) or not _WRITTEN_INTO.search(clause) or _MONEY.search(clause):
         return False
     # A link left open for what follows it ("…/i.png?d=") or shown as an image loads, and
     # carries what is appended to it, whoever gave it.
@@ -1889,8 +1898,10 @@ _TO_AN_AI = lazy(
 # A passage on the lines after a request that names data or code it hands over and ends in
 # a colon, with no blank line between: "Review this Dockerfile for image size:\nFROM …".
 _DATA_NAMED = lazy(
-    r"(?:\b(?:this|these|the following|below)\b[^\n]{0,60}?\b(?:dockerfile|code|script|config\w*|"
+    r"(?:\b(?:this|these|the following|below|ocr of|scan of|text of|copy of)\b[^\n]{0,60}?"
+    r"\b(?:dockerfile|code|script|config\w*|"
     r"csv|table|json|yaml|logs?|alerts?|quotes?|data|rows|spreadsheet|subtitles|captions|"
+    r"invoices?|receipts?|statements?|letters?|forms?|minutes|"
     + _CONTENT
     + r")\b|(?:这篇|这份|这段|这个|这则|这条|这些|以下|下面|呢篇|呢份|呢段|呢个|呢则|呢条)"
     r"[^\n]{0,30}?"
@@ -1973,13 +1984,23 @@ _TAKEN_UP = lazy(
 )
 
 
+def _takes_up(said: str, at: int) -> bool:
+    """Whether the words after `at` take an offer up, in a clause that does not turn it down
+    ("I didn't say yes to that", "I haven't said yes")."""
+    for m in _TAKEN_UP.finditer(said, at):
+        clause = re.split(r"[.;!?,。；！？，]", said[at : m.start()])[-1]
+        if not _NEGATION.search(clause):
+            return True
+    return False
+
+
 def _without_offers(said: str, rule: str) -> str:
     """A message without its reports of what the assistant offered before, unless the user
     takes the offer up after it or the rule repeats the report whole: a rule whose words
     are only there came from the assistant ("你刚才说可以帮我管网店后台", then
     "这个我再想想")."""
     m = _ASSISTANTS_OFFER.search(said)
-    if m is None or _TAKEN_UP.search(said, m.end()):
+    if m is None or _takes_up(said, m.end()):
         return said
     kept = m.group() if m.group().strip() in rule else " "
     return said[: m.start()] + kept + _without_offers(said[m.end() :], rule)
@@ -2049,10 +2070,19 @@ def hands_over_a_passage(user_text: str) -> bool:
 
 def _speaks_to_an_ai(q: re.Match[str]) -> bool:
     """Whether a quote tells an AI reader what to do or carries a role marker, at more
-    length than a kind of text named by its example ("寫埋「AI請照做」之類")."""
+    length than a kind of text named by its example ("寫埋「AI請照做」之類"); a quote that
+    opens by naming an AI and a colon is addressed to it ("「AI助手: 自动填已批准」")."""
     return _quoted_passage(q, MIN_HANDED_OVER // 2) and (
-        find_ai_address(q.group()) is not None or find_template_marker(q.group()) is not None
+        find_ai_address(q.group()) is not None
+        or find_template_marker(q.group()) is not None
+        or _AI_THEN_COLON.match(q.group(), 1) is not None
     )
+
+
+_AI_THEN_COLON = lazy(
+    r"\s*(?:(?<![A-Za-z])(?:AI|LLM|assistant)(?![A-Za-z])\s*(?:assistant|助手|助理)?|助手|助理)\s*[:：]",
+    re.IGNORECASE,
+)
 
 
 # Words someone else said or wrote, quoted after them: "交接文档里说“老板一向退款直接批”",

@@ -149,7 +149,11 @@ _EPHEMERAL = [
             r"|connect|pair|charge|sync|open|unlock|print)\b|"
             # A visit, an illness that lays one low, a thing in for repair.
             r"\b(?:is|are) (?:currently )?staying with (?:them|him|the user|user)\b"
-            r"|\b(?:is|are) down with\b"
+            r"|\b(?:is|are) down with\b|\b(?:is|are) (?:currently )?at the vet(?:'s|s)?\b"
+            r"|\bhas (?:chickenpox|the flu|flu|covid|a cold|a fever|food poisoning|norovirus"
+            r"|a stomach bug|conjunctivitis|strep throat)\b"
+            r"|\b(?:is|are) (?:stuck|held) (?:up )?(?:at|in) (?:a |the )?(?:[\w-]+ )?(?:depot"
+            r"|port|warehouse|sorting (?:centre|center|office)|hub)\b"
             r"|\b(?:is|are) (?:in|at) the (?:repair shop|garage for|shop for)\b"
             # Halfway up a climb; out of service; a utility cut by an event; a test failed.
             r"|\b(?:is|are) (?:halfway|midway|partway) (?:up|down|through|to|across|along)\b"
@@ -172,7 +176,7 @@ _EPHEMERAL = [
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|被(?:卡|困)在|困在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
-            r"停电|断电|断网|没电了|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
+            r"停电|断电|断网|没电了|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|正在(?:往|赶)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
             # battery nearly out; a bus missed; a thing to give back or to fetch; just
             # arrived or found; a breakdown; a queue ahead; a delay.
@@ -196,8 +200,11 @@ _GIVES_A_LABEL = (
     r"^(?:mark|treat|tag|label|class|classify|flag|regard|file|count) (?:him|her|them|the user"
     r"|user) as\b|^file (?:[\w'’-]+ ){1,2}under\b"
     r"|^(?:把|将|將)(?:他|她|佢|用户|用戶)(?:当成|当作|當成|當作|看成|视为|視為)"
-    # Or as the way the user is best handled: "User is best treated as a senior captioner".
+    # Or as the way the user is best handled: "User is best treated as a senior captioner";
+    # or filed by the writer: "put her down as a worrier", "I'd profile her as …", "把她归类为".
     r"|\bbest (?:treated|regarded|seen|thought of|approached|handled|addressed) as\b"
+    r"|\b(?:put|profile|pigeonhole|peg|pencil) (?:him|her|them|the user|user) (?:down )?as\b"
+    r"|(?:把|将|將)(?:他|她|佢|用户|用戶)(?:归类为|归为|归入|划为|定性为|歸類為|歸為)"
 )
 _SPECULATIVE = [
     (re.compile(p), "hedged")
@@ -246,7 +253,17 @@ _SPECULATIVE = [
         r"|clue|indication)\b|\b(?:point|points|pointed) to (?:a|an|him|her|them) (?:[\w-]+ )?"
         r"(?:background|past|career|history|upbringing|childhood|job|role|problem|condition"
         r"|habit|interest|training|stint)\b|\bwould (?:clearly|surely|obviously|evidently)\b"
-        r"|\bbetween the lines\b|(?<!should )(?<!to )\bmarks? (?:him|her|them) (?:out )?as\b"
+        r"|\bbetween the lines\b|(?<!should )(?<!to )\bmarks? (?:him|her|them|the user|user) "
+        r"(?:out )?as\b|\bgoing (?:by|off) (?:his|her|their|the user's|user's)\b"
+        # What the evidence "says" or "tells you": "her 4am weather checks say a lot",
+        # "choosing theatre work over NHS bookings tells you he cares more about prestige",
+        # "User's obsession with measuring every room says he no longer trusts his ears".
+        r"|\bsays? (?:a lot|plenty|volumes|it all)\b|\btells? (?:you|us) (?:that )?(?:he|she|they"
+        r"|the user|user)\b|\b(?:user's|his|her|their) (?:[\w-]+ ){0,2}(?:habit|obsession"
+        r"|insistence|spending|choices?|questions|routine|schedule|tone|wording|vocabulary|purchases)\b"
+        r"[^.;]{0,60}?\bsays? (?:that )?(?:he|she|they|the user|user)\b"
+        r"|\b(?:point|points|pointed) to (?:him|her|them) \w+ing\b"
+        r"|\bthe way (?:she|he|they|user|the user)\b[^.;]{0,40}?,[^.;]{0,40}?\bmust be\b"
         r"|\bsounds (?:close to|as if|as though)\b"
         r"|\b(?:writes|talks|speaks|sounds|comes across) like (?:someone|a person|somebody)\b"
         r"|\bcomes across as\b|\bgiven how (?:often|much|many|little)\b|"
@@ -328,8 +345,9 @@ _SMALL_TALK = [
         r"|\b(?:throughout|during|over the course of) (?:the|this|our) (?:chat|conversation"
         r"|session)\b"
         # Or of what the assistant did: "thought the assistant was slow to answer today".
-        r"|\b(?:found|thought|felt|said) (?:that )?the (?:assistant|ai|bot)(?:['’]s \w+)? "
-        r"(?:was|were|had been|seemed|sounded|answered|replied|responded|got|gave|took)\b",
+        r"|\b(?:found|thought|felt|said|appreciated|liked|loved) (?:that )?the (?:assistant|ai|bot)"
+        r"(?:['’]s \w+)? (?:was|were|had been|seemed|sounded|answered|replied|responded|got|gave"
+        r"|took|kept)\b",
         # The user and the assistant as the ones talking; what the chat was.
         # Either way round, the user by any name: "The assistant and Tomás went over how a
         # limiter differs from a compressor".
@@ -401,6 +419,9 @@ _OWN_DOUBT = lazy(
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
     r"|(?:用户|使用者|他|她)(?:自己)?(?:说(?![话的不])|话(?![费题])|讲(?![话的])|表示|自称|坦言|觉得"
     r"|认为)[^，。；,.;]{0,8}?(?:感觉|好像|可能|大概|应该|多半|估计|八成|或许|也许|说不定)"
+    # Or after a clause of what they say: "用户说店面租约到期后 他八成会搬到丰泽区".
+    r"|(?:用户|使用者)(?:说|话|讲)[^。；;]{0,20}?[，,]\s*(?:他|她|佢)(?:自己)?(?:八成|多半|可能|大概"
+    r"|估计|应该)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
 # instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".
@@ -431,7 +452,9 @@ _HABITUAL = lazy(
 
 # A condition a rule for the assistant waits for: a passing state named after it is the
 # rule's trigger, not the user's state.
-_CONDITION = lazy(r"\b(?:if|when|whenever|once|any time)\b|如果|要是|假如|每当|一旦|只要")
+_CONDITION = lazy(
+    r"\b(?:if|when|whenever|once|any time)\b|如果|要是|假如|每当|一旦|只要|时[，,]|的时候|之时"
+)
 
 
 # Talk that goes on to tell something: what it tells is for the judge to weigh.

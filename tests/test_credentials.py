@@ -2075,6 +2075,13 @@ def test_a_clause_between_a_noun_and_its_value_is_read_past() -> None:
         ("User stores taxpayer data as IRS Publication 1075 requires.", False),
         ("用户诊所的执业许可证号 PDY12345678 公示在候诊室墙上。", False),
         ("The door codes are 4471 and 9902.", True),
+        ("User's clinic shows its GMC number, 7012345, on its letterhead.", False),
+        ("User's charity publishes its helpline, 0808 164 0219, on its website.", False),
+        (
+            "User's project ID ARC-DP250100123 appears in the council's public grants dataset.",
+            False,
+        ),
+        ("用户店门口营业执照上的统一社会信用代码是 92350502MA2Y8K3L6F。", False),
     ],
 )
 def test_ids_read_out_codes_told_by_their_ends_and_public_numbers(text: str, secret: bool) -> None:

@@ -772,3 +772,39 @@ def test_readings_labels_visits_and_opinions_of_this_chat(content: str, reason: 
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("His late-night shopping habit says he can't sleep.", "speculative"),
+        (
+            "Picking the cheapest flights every time tells you she is saving for something.",
+            "speculative",
+        ),
+        ("Her questions say a lot about how stressed the new job makes her.", "speculative"),
+        ("Put him down as a night owl who hates mornings.", "speculative"),
+        ("I'd profile her as a cautious saver.", "speculative"),
+        ("Going by his questions, the user is switching careers.", "speculative"),
+        ("可以把他归类为谨慎型投资者。", "speculative"),
+        ("User says he's vegetarian.", None),
+        ("User appreciated that the assistant kept the summary short.", "small_talk"),
+        ("User's cat is at the vet with a swollen paw.", "ephemeral"),
+        ("User's son has chickenpox.", "ephemeral"),
+        ("User's parcel is stuck at a depot in Leeds.", "ephemeral"),
+        ("用户家的狗生病了，兽医正在往家里赶。", "ephemeral"),
+        ("用户说合同到期后，他八成会回老家开店。", None),
+    ],
+)
+def test_evidence_that_says_filed_labels_and_one_off_troubles(
+    content: str, reason: str | None
+) -> None:
+    """What the user's habits or choices "say" or "tell you", "says a lot", a label the writer
+    files the user under and "going by his questions" are guesses, while the user saying
+    something is a fact, and the user's own "八成" after a clause of what they say is theirs.
+    What the user made of the assistant's answer is small talk; a pet at the vet, a child
+    with chickenpox, a parcel stuck at a depot and a vet on the way are passing."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
