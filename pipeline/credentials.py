@@ -2458,6 +2458,12 @@ _TWO_ENDS = lazy(
 )
 
 
+_RESULT_TOLD = lazy(
+    r"\b(?:which|that|so it|and that) (?:makes|gives|comes to|equals|adds up to) (?:it |you )?"
+    r"(?P<value>\d{3,8})\b"
+)
+
+
 def _spelled_count(run: re.Match[str]) -> int:
     """How many digit words a run of other languages' digit words holds."""
     return len(_OTHER_DIGIT_WORD_ONE.findall(run.group()))
@@ -2547,6 +2553,11 @@ def _other_language_values(text: str) -> Iterator[Finding]:
         ends = _TWO_ENDS.search(lowered, match.end(), stop.start() if stop else len(lowered))
         if ends:
             yield Finding(_noun_kind(match.group()), ends.start(), ends.end())
+        # A code worked out in its noun's sentence, and the result said: "the padlock code as
+        # three blades times 112 metres of tower, which makes it 336".
+        result = _RESULT_TOLD.search(lowered, match.end(), stop.start() if stop else len(lowered))
+        if result:
+            yield Finding(_noun_kind(match.group()), *result.span("value"))
 
 
 def _spelled_in(

@@ -2082,11 +2082,14 @@ def test_a_clause_between_a_noun_and_its_value_is_read_past() -> None:
             False,
         ),
         ("用户店门口营业执照上的统一社会信用代码是 92350502MA2Y8K3L6F。", False),
+        ("The shed's lock code is the house number times four, which makes it 1668.", True),
+        ("User's commute is 12 km, which makes it 1200 a month.", False),
     ],
 )
 def test_ids_read_out_codes_told_by_their_ends_and_public_numbers(text: str, secret: bool) -> None:
     """A Chilean RUT and a cédula read out in Spanish digit words are identity numbers, and a
     PIN told by its first and last digits is a PIN; a bank's BIC, a code its sentence calls
     public and prints on every box, standard status codes, a publication's number and a
-    licence posted for all to see are not secrets, while door codes stay secrets."""
+    licence posted for all to see are not secrets, while door codes stay secrets, and so does a
+    code worked out in its sentence and its result told ("which makes it 1668")."""
     assert bool(find_secrets(text)) is secret
