@@ -2527,12 +2527,12 @@ def _other_language_values(text: str) -> Iterator[Finding]:
         other += [m.span() for m in runs]
     # An identity number read out in those languages' digit words, eight or more, in the
     # sentence of its noun ("cédula, said in Spanish, is uno siete dos tres …").
-    runs = [m for m in _OTHER_SPELLED_DIGITS.finditer(lowered) if _spelled_count(m) >= 8]
-    if runs and any(noun in lowered for noun in _lower_identity_nouns()):
+    read_out = [m for m in _OTHER_SPELLED_DIGITS.finditer(lowered) if _spelled_count(m) >= 8]
+    if read_out and any(noun in lowered for noun in _lower_identity_nouns()):
         for noun in _identity_nouns()[0].finditer(lowered):
             stop = _SENTENCE_STOP.search(lowered, noun.end())
             end = stop.start() if stop else len(lowered)
-            for m in runs:
+            for m in read_out:
                 if noun.end() <= m.start() and m.end() <= end:
                     yield Finding("national id number", m.start(), m.end())
     # A code spelled out counts only in the clause of a sensitive noun, so it is looked for
