@@ -1636,7 +1636,7 @@ def supported_by(
         if _own_share(text, user_text) - share >= (FROM_AN_OFFER if offered else FROM_THE_PASSAGE):
             return False
     # Turned down in the user's words, or in the report of the assistant's offer that
-    # `own_words` set aside ("No need for the email thing you suggested").
+    # `own_words` set aside ("I never said yes to that auto-file thing you suggested").
     if _declined(text, said) or _declined(text, user_text):
         return False
     if share >= MIN_SUPPORT or _own_request(user_text):
