@@ -1947,7 +1947,7 @@ def _labelled_values(text: str) -> Iterator[Finding]:
         noun = text[start:end]
         word = noun.lower()
         weak = word in _WEAK_NOUNS or word in _WEAK_NOUNS_CJK
-        if word.startswith("code") and _word_before(text, start) in _PUBLIC_CODES:
+        if _public_code(text, match):
             continue  # "zip code 10115", "area code 030"
         clause_start, clause_end = _clause_around(text, start, end)
         clause_end = _goes_on_about_it(text, clause_end)
@@ -2550,12 +2550,13 @@ def _other_language_values(text: str) -> Iterator[Finding]:
         # A code told by its first and last digits, in its noun's sentence ("PIN begins with
         # a 6, the middle two digits are 0 and 9, and it ends with 1").
         stop = _SENTENCE_STOP.search(lowered, match.end())
-        ends = _TWO_ENDS.search(lowered, match.end(), stop.start() if stop else len(lowered))
+        sentence_end = stop.start() if stop else len(lowered)
+        ends = _TWO_ENDS.search(lowered, match.end(), sentence_end)
         if ends:
             yield Finding(_noun_kind(match.group()), ends.start(), ends.end())
         # A code worked out in its noun's sentence, and the result said: "the padlock code as
         # three blades times 112 metres of tower, which makes it 336".
-        result = _RESULT_TOLD.search(lowered, match.end(), stop.start() if stop else len(lowered))
+        result = _RESULT_TOLD.search(lowered, match.end(), sentence_end)
         if result:
             yield Finding(_noun_kind(match.group()), *result.span("value"))
 
@@ -2650,9 +2651,7 @@ def _code_in_pieces(text: str) -> Iterator[Finding]:
     if not any(ch.isnumeric() for ch in text):  # "五" is numeric, not a digit
         return
     for match in _sensitive_nouns(text):
-        if match.group().lower().startswith("code") and (
-            _word_before(text, match.start()) in _PUBLIC_CODES
-        ):
+        if _public_code(text, match):
             continue  # "the HTTP status codes 404 and 503", "squawk codes 7500, 7600 and 7700"
         _, clause_end = _clause_around(text, *match.span())
         kind = _noun_kind(match.group())
@@ -2821,6 +2820,13 @@ _PUBLIC_CODES = frozenset(
     " color error status promo discount squawk transponder fault trouble diagnostic dtc icd"
     " billing procedure".split()
 )
+
+
+def _public_code(text: str, noun: re.Match[str]) -> bool:
+    """Whether a code noun names a kind of code that is public ("zip code", "status codes")."""
+    return noun.group().lower().startswith("code") and (
+        _word_before(text, noun.start()) in _PUBLIC_CODES
+    )
 
 
 def _code_like(value: str) -> bool:

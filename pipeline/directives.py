@@ -1637,7 +1637,7 @@ def supported_by(
             return False
     # Turned down in the user's words, or in the report of the assistant's offer that
     # `own_words` set aside ("I never said yes to that auto-file thing you suggested").
-    if _declined(text, said) or _declined(text, user_text):
+    if _declined(text, said) or (said != user_text and _declined(text, user_text)):
         return False
     if share >= MIN_SUPPORT or _own_request(user_text):
         return True
@@ -2105,8 +2105,7 @@ def _quotes_another(said: str, at: int) -> bool:
     """Whether the quote at `at` in the user's message is what someone else said or wrote:
     a verb of saying or a colon ends the words before it, in a clause where the user does
     not say it themselves."""
-    start = max((m.end() for m in _CLAUSE_START.finditer(said, 0, at)), default=0)
-    before = said[start:at]
+    before = _CLAUSE_START.split(said[:at])[-1]
     return bool(_SAID_BEFORE_QUOTE.search(before)) and not _USER_SAYS.search(before)
 
 
