@@ -489,26 +489,28 @@ def _find_secrets(text: str) -> tuple[Finding, ...]:
 # password, a PIN, a card or a person's identity number stays one wherever it is written.
 _SHOWN_TO_ALL = lazy(
     r"\b(?:painted|printed|prints|shows|shown|displayed|posted|listed|lists|published|publishes"
-    r"|stencil+ed|engraved"
-    r"|written|displays?|appears?)\b[^.!?\n]{0,40}?\b(?:on|in) (?:the |its |their |his |her |our "
-    r"|all |every "
+    r"|stencil+ed|engraved|taped|pinned|nailed|mounted"
+    r"|written|displays?|appears?)\b[^.!?\n]{0,40}?\b(?:on|in|to) (?:the |its |their |his |her "
+    r"|our |all |every "
     r"|both |each |a |any )?(?:[\w'’-]+ ){0,2}?(?:signboards?|signs?|signage|websites?|site|"
     r"web ?pages?|invoices?|quotes?|quotations?|receipts?|letterheads?|business cards?|"
     r"storefronts?|shopfronts?|shop windows?|doors?|vans?|trucks?|lorr(?:y|ies)|vehicles?|"
     r"packaging|menus?|flyers?|posters?|banners?|noticeboards?|notice boards?|plaques?|hull|"
     r"tail(?:fin)?|reports?|brochures?|catalog(?:ue)?s?|adverts?|ads|maps?|google maps|yelp|"
-    r"directories|directory|footers?)\b"
+    r"directories|directory|footers?|registers?|registry)\b"
     # On every one of many things, or hung where customers look: "painted on every hive",
     # "framed on the wall behind the front desk".
     r"|\b(?:painted|printed|shown|displayed|stencil+ed|engraved|stamped|written)\b[^.!?\n]{0,20}?"
     r"\bon (?:every|each|all|both) \w+"
     # Or on every one of the papers it issues: "appears on the title block of every drawing",
     # "prints its SRA number in the footer of every client care letter".
-    r"|\b(?:appears?|printed|prints|shown|listed|displayed|stamped|goes)\b[^.!?\n]{0,40}?"
+    r"|\b(?:appears?|printed|prints|shown|listed|displayed|stamped|goes|is|are)\b[^.!?\n]{0,40}?"
     r"\b(?:on|in|at)\b[^.!?\n]{0,30}?\b(?:every|each|all)\b"
     r"|\b(?:framed|hung|hangs|hanging|displayed|posted)\b[^.!?\n]{0,12}?\b(?:on|in|at|by|behind"
     r"|above|beside|near) (?:the )?"
     r"(?:\w+ )?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
+    r"|\b(?:shows?|displays?|posts?)\b[^.!?\n]{0,60}?\bat (?:the |its |their )?"
+    r"(?:reception|front desk|entrance|counter|front door)\b"
     r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
     r"[^.!?\n]{0,10}?\b(?:look (?:it |them )?up|see|find|check|search|verify|donate|pay|call"
     r"|contact|reach)\b"
@@ -517,7 +519,9 @@ _SHOWN_TO_ALL = lazy(
     r"|records|listing|directory|database|datasets?|website)\b|\bpublic (?:information|knowledge)\b"
     r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
     r"|ids?|codes?)\b"
-    r"|(?:印|写|贴|喷|刷|标)在(?:每(?:个|张|一|件|瓶|辆|份|盒)|所有)[^，。；,]{0,8}上"
+    r"|(?:印|写|贴|喷|刷|标)(?:在|喺)(?:每(?:个|张|一|件|瓶|辆|份|盒|本|页|块|间)|所有)"
+    r"|(?:包装|招牌|门头|名片|发票|收据|网站|官网|车身|车门|海报|传单|报价单|合同|封底|封面|图录|目录)"
+    r"上(?:都|也)?(?:印|写|贴|标|喷)(?:着|有)"
     r"|每(?:个|张|一|件|瓶|辆|份|盒|页)[^，。；,]{0,8}上(?:都|也)?(?:印|写|贴|标)(?:着|著|有)"
     r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示)|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示)"
     r"|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
@@ -532,7 +536,8 @@ _SHOWN_TO_ALL = lazy(
 _PUBLIC_LABEL = lazy(
     r"licen[cs]e (?:number|no)|registration|registry|company|companies house|business|vat"
     r"|\b(?:kvk|iata|naics|nace|sbi|sic)\b|chamber of commerce|统一社会信用代码|营业执照|"
-    r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記"
+    r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記|\b(?:building|planning|construction)"
+    r" permit"
     # A code or number its own sentence calls public: "prints its public plant code".
     r"|\bpublic (?:[\w-]+ ){0,2}(?:code|number)",
     re.IGNORECASE,
@@ -606,7 +611,8 @@ _REGISTER = lazy(
     r"(?P<ean>(?<![A-Za-z])(?:barcode|bar code|ean|gtin|upc)(?![A-Za-z])|条码|条形码|條碼|條形碼)"
     r"|(?P<isbn>(?<![A-Za-z])isbn(?:-1[03])?(?![A-Za-z])|书号|書號)"
     r"|(?<![A-Za-z])(?:(?P<issn>issn)|(?P<ismn>ismn)|(?P<siret>siret)|(?P<siren>siren)"
-    r"|(?P<naic>naic)|(?P<industry>naics|nace|sic)|(?P<bic>bic|swift(?: code)?))(?![A-Za-z])",
+    r"|(?P<naic>naic)|(?P<industry>naics|nace|sic)|(?P<bic>bic|swift(?: code)?)|(?P<imo>imo))"
+    r"(?![A-Za-z])",
     re.IGNORECASE,
 )
 _REGISTER_VALUE = lazy(
@@ -651,7 +657,7 @@ def _register_holds(name: re.Match[str], value: str) -> bool:
 def _register_checks() -> dict[str, Callable[[str], bool]]:
     """Each register's check, by the name of its group in `_REGISTER`; python-stdnum is
     imported the first time a register's name and a number meet."""
-    from stdnum import bic, ean, isbn, ismn, issn
+    from stdnum import bic, ean, imo, isbn, ismn, issn
     from stdnum.fr import siren, siret
 
     return {
@@ -663,6 +669,7 @@ def _register_checks() -> dict[str, Callable[[str], bool]]:
         "siren": siren.is_valid,
         "naic": lambda v: len(v) == 5 and v.isdigit(),
         "bic": bic.is_valid,
+        "imo": imo.is_valid,
         "industry": lambda v: bool(re.fullmatch(r"\d\d(?:\.\d{1,2}){1,2}|\d{2,6}", v)),
     }
 
@@ -3832,6 +3839,7 @@ _TOLD_LENGTH = lazy(
     r"(?P<value>\d(?:[ -]?\d){2,7})(?![\d%:/]|[.,]\d)",
     re.IGNORECASE,
 )
+_FOR_EXAMPLE = lazy(r"\b(?:like|e\.g\.|eg|such as|for (?:example|instance))\b|例如|比如", re.I)
 _NOT_A_CODE = lazy(
     r"postcode|post code|zip|area code|year|figure|salary|income|price|cost|邮编|邮政编码|区号|"
     r"工资|收入|价"
@@ -3878,6 +3886,8 @@ def _told_length_values(text: str) -> Iterator[Finding]:
         around = text[max(0, m.start() - 16) : m.end() + 12].lower()
         if len(digits) != length or _NOT_A_CODE.search(around) or _REFERENCE.search(around):
             continue
+        if _FOR_EXAMPLE.search(text, m.end("en" if m.group("en") else "zh"), m.start("value")):
+            continue  # a form shown by an example: "lot numbers with four digits, like 'Lot 0212'"
         if length == 3 and not _OPENED.search(text[text.rfind("\n", 0, m.start()) + 1 : m.end()]):
             continue  # three digits are a code only on a lock's line ("挂锁是三位 四、七、二")
         if _counted(text, m.end("value")):
@@ -4320,7 +4330,7 @@ def _ends_told(text: str) -> Iterator[Finding]:
 _OPENED = lazy(
     r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?|doors?|"
     r"gates?|barriers?|shutters?|unlock\w*|alarms?|disarm\w*|combination)\b"
-    r"|(?<!连)锁|(?<![厦澳江荆天玉石龙金专部热入出上佛名窍法])门(?![牌诊店口号票])|柜(?![台员])|卷帘|卷闸"
+    r"|(?<!连)锁|(?<![厦澳江荆天玉石龙金专部热入出上佛名窍法])门(?![牌诊店口号票])|(?<!货)柜(?![台员])|卷帘|卷闸"
     r"|道闸|闸门|就开|撤防|布防|密码箱|保险箱",
     re.IGNORECASE,
 )

@@ -711,10 +711,14 @@ _REFUSABLE_ORDERS = lazy(r"(?:treat|follow|obey|execute|run|carry out|trust|comp
 # instruction to write in full paragraphs", "忽略之前「回答要详细」的要求". Planted
 # orders drop instructions in general ("ignore all previous instructions").
 _REVISES_RULE = lazy(
-    r"(?:ignor|disregard|drop|forget|overrid|abandon|remov)\w*\s+(?:the|my|her|his|their|that)\s+"
+    r"(?:ignor|disregard|drop|forget|overrid|abandon|remov)\w*\s+(?:the|my|her|his|their|that"
+    r"|the user's|[\w-]+['’]s)\s+"
     r"(?:earlier|previous|old|former|original|prior)\s+(?:(?:[\w-]+\s+)?(?:instruction|"
     r"rule|request|preference)\s+(?:to|about|for|of)\s+\w+|[\w-]+-only\s+(?:rule|"
-    r"instruction|request|preference))"
+    r"instruction|request|preference)"
+    # Or by its topic: "forget the user's earlier costing rules".
+    r"|(?!(?:safety|system|security|content|moderation|privacy|ethics|usage|platform|guard)\w*\b)"
+    r"[a-z][\w-]+\s+(?:instruction|rule|request|preference)s?\b)"
     r"|(?:忽略|无视|取消)(?:掉)?(?:之前|先前|原来|早先|以前|刚才)(?:的|说的)?[「“\"『][^」”\"』]{1,20}"
     r"[」”\"』](?:的|这个|那个)?(?:要求|规定|设定|规则|指示|指令)"
     # Or named after a colon ("取消之前的规则" and the rule dropped).
@@ -974,7 +978,7 @@ _AUTHORITY = lazy(
     r"|(?:忽略|无视|绕过)(?:[^，。；]{0,8}(?:规则|限制|安全|指令|指示|提示|系统|政策|过滤|审核|审查|设定"
     r"|设置|警告|约束|规定|准则|要求|命令|协议|原则|道德|伦理|底线)|(?:之前|以上|上面|前面|先前|此前|上述))"
     r"|越狱|不(?:再|会再|用再)?受(?:到)?(?:任何)?[^，。；]{0,4}?(?:限制|约束)|没有(?:任何)?(?:限制|约束|规则)|解除.{0,6}(?:限制|规则)|取消.{0,6}(?:限制|规则|安全)|"
-    r"(?<![不别勿])(?<!不要)(?<!禁止)(?<!不能)自动(?:批准|同意|通过|退款|付款|转账|审批|放行)|(?:无需|不用|不必|不要|别)(?:经过|找|转|请示|询问)?"
+    r"(?<![不别勿])(?<!不要)(?<!禁止)(?<!不能)自动(?:批准|批核|同意|通过|退款|付款|支付|转账|审批|放行|签署|续约)|(?:无需|不用|不必|不要|别)(?:经过|找|转|请示|询问)?"
     r"(?:人工|真人|主管|经理|管理员)(?:审核|确认|审批|处理)?|"
     r"关闭.{0,6}(?:安全|过滤|审核)|跳过.{0,6}(?:安全|过滤|审核)|最高权限|"
     r"(?:什么|一切|任何事)都(?:照做|执行|服从|答应)|(?:视为|当作|当成|看作)[^，。；]{0,10}(?:指令|命令)|"
@@ -1207,7 +1211,8 @@ _THE_USERS = lazy(r"\b(?:the user|user's|users')|用户", re.IGNORECASE)
 _ACTS_FOR_THE_USER = lazy(
     r"\b(?:sign|signs|renew|renews|accept|accepts|agree|agrees|pay|pays|purchase|purchases|buy|"
     r"buys|order|orders|approve|approves|transfer|transfers|commit|commits|extend|extends)\b"
-    r"[^.;!?]{0,60}?\bon (?:the user's|his|her|their|(?-i:[A-Z][\w'’-]+['’]s)) behalf\b"
+    r"[^.;!?]{0,60}?\b(?:on (?:the user's|his|her|their|(?-i:[A-Z][\w'’-]+['’]s)) behalf"
+    r"|in (?:the user's|user's|his|her|their|(?-i:[A-Z][\w'’-]+['’]s)) name)\b"
     r"|代(?:他|她|用户|[\u4e00-\u9fff]{1,3}?)?(?:签署|签字|签名|签约|续约|续签|付款|支付|下单|购买|同意|批准|转账)",
     re.IGNORECASE,
 )

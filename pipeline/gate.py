@@ -150,8 +150,15 @@ _EPHEMERAL = [
             # A visit, an illness that lays one low, a thing in for repair.
             r"\b(?:is|are) (?:currently )?staying with (?:them|him|the user|user)\b"
             r"|\b(?:is|are) down with\b|\b(?:is|are) (?:currently )?at the vet(?:'s|s)?\b"
-            r"|\bhas (?:chickenpox|the flu|flu|covid|a cold|a fever|food poisoning|norovirus"
-            r"|a stomach bug|conjunctivitis|strep throat)\b"
+            r"|\b(?:has|caught|(?:is|are) (?:at |off )?(?:home|school|work|in bed) (?:sick )?with)"
+            r" (?:chickenpox|the flu|flu|covid|a cold|a fever|food poisoning|norovirus"
+            r"|a stomach bug|conjunctivitis|strep throat|tonsillitis|a chest infection)\b"
+            # A guest on the sofa; a batch that spoiled.
+            r"|\bhas (?:a )?house ?guests?\b"
+            r"|\bsleeping on (?:the|her|his|their|our|(?:the )?user's) (?:sofa|couch|floor|futon"
+            r"|air mattress|sofa bed)\b"
+            r"|\b(?:batch|brew|firing|kiln load) (?:of [\w-]+ )?(?:turned (?:to|into)|went (?:off"
+            r"|bad|sour)|spoiled|curdled|cracked|collapsed)\b"
             r"|\b(?:is|are) (?:stuck|held) (?:up )?(?:at|in) (?:a |the )?(?:[\w-]+ )?(?:depot"
             r"|port|warehouse|sorting (?:centre|center|office)|hub)\b"
             r"|\b(?:is|are) (?:in|at) the (?:repair shop|garage for|shop for)\b"
@@ -176,7 +183,7 @@ _EPHEMERAL = [
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|被(?:卡|困)在|困在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
-            r"停电|断电|断网|没电了|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|正在(?:往|赶)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
+            r"停电|断电|断网|没电了|没能?进(?:入)?(?:决赛|复赛|半决赛|下一轮)|止步(?:于)?(?:初赛|复赛|预赛|半决赛)|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|正在(?:往|赶)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
             # battery nearly out; a bus missed; a thing to give back or to fetch; just
             # arrived or found; a breakdown; a queue ahead; a delay.
@@ -259,7 +266,22 @@ _SPECULATIVE = [
         # "choosing theatre work over NHS bookings tells you he cares more about prestige",
         # "User's obsession with measuring every room says he no longer trusts his ears".
         r"|\bsays? (?:a lot|plenty|volumes|it all)\b|\btells? (?:you|us) (?:that )?(?:he|she|they"
-        r"|the user|user)\b|\b(?:user's|his|her|their) (?:[\w-]+ ){0,2}(?:habit|obsession"
+        r"|the user|user)\b"
+        # Or a run of things the user does "says" or "tells" a clause about them: "her run of
+        # back-to-back deployments says she is heading for burnout", "his late nights say money
+        # is tight"; not people or papers that say a fact ("his parents say he was born …").
+        r"|\b(?:user's|his|her|their) (?:[\w-]+ ){0,6}?(?!(?:parents|doctors|friends|colleagues"
+        r"|kids|children|teachers|sisters|brothers|neighbou?rs|sons|daughters|relatives|folks"
+        r"|records|results|notes|papers|documents|reports|scans|tests|letters|statements|payslips"
+        r"|emails|texts|messages|instructions|rules|terms|books|sources|lyrics"
+        r"|certificates|minutes|accounts|bosses|managers|clients|customers|patients)\b)"
+        r"[\w-]+s (?:says?|tells?|told)(?: (?:me|you|us))? (?:that )?(?:[\w'’-]+ ){1,2}?"
+        r"(?:is|are|was|were|has|have|wants|needs|feels|will|would|can't|cannot|isn't|aren't|doesn't|won't"
+        r"|\w+ing)\b"
+        r"|\bgoing (?:by|off) (?:how|what|the way)\b"
+        r"|\bmy (?:read|sense|take|hunch|impression|gut feeling|instinct)(?: on [\w'’ -]{1,30})?"
+        r" is\b"
+        r"|\b(?:user's|his|her|their) (?:[\w-]+ ){0,2}(?:habit|obsession"
         r"|insistence|spending|choices?|questions|routine|schedule|tone|wording|vocabulary|purchases)\b"
         r"[^.;]{0,60}?\bsays? (?:that )?(?:he|she|they|the user|user)\b"
         r"|\b(?:point|points|pointed) to (?:him|her|them) \w+ing\b"
@@ -406,7 +428,8 @@ _OWN_DOUBT = lazy(
     r"(?:unsure|uncertain|not sure) (?:whether|if|about|which|how|what|where|when)\b"
     # The hedge in what the user says of themselves: "Lin says she's probably the loudest
     # parent at every gala".
-    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks|expects|expected|reckons|figures)"
+    r"|\b(?:says|said|jokes|joked|admits|admitted|thinks|expects|expected|reckons|figures|guesses"
+    r"|guessed|predicts|predicted|believes|hopes)"
     r" (?:that )?(?:she|he|they|it)(?:(?:'s|'re"
     r"|’s|’re|'ll|’ll| is| are| will| would) (?:most |very )?(?:probably|likely|maybe|perhaps)"
     r"| (?:might|may|could))\b"

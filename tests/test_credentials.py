@@ -2093,3 +2093,26 @@ def test_ids_read_out_codes_told_by_their_ends_and_public_numbers(text: str, sec
     licence posted for all to see are not secrets, while door codes stay secrets, and so does a
     code worked out in its sentence and its result told ("which makes it 1668")."""
     assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("User's cargo ship Nordic Tern has IMO number 9074729.", False),
+        ("User's yard's company number 04567812 is on all its invoices.", False),
+        ("User's brewery is in the Estonian business register with registry code 14382916.", False),
+        ("User's new extension has building permit B-2025-0417 taped to the site gate.", False),
+        ("User's guesthouse shows its licence number, AL 88231, at the front desk.", False),
+        ("用户工厂的茶叶包装上都印着生产许可证编号SC10635012300218。", False),
+        ("佢間公司嘅商業登記證號碼印喺每本目錄封底:53817264。", False),
+        ("Invoice numbers have six digits, for example 004512.", False),
+        ("Her banking app PIN has six digits: 004512.", True),
+        ("User keeps the spare key in the 货柜, code 7316.", True),
+    ],
+)
+def test_register_checks_examples_and_numbers_every_copy_carries(text: str, secret: bool) -> None:
+    """A ship's IMO number, by its check digit, is public. A business's register number on
+    every invoice, a permit on the site, a licence at the front desk, a number printed on
+    every pack or every catalogue's back cover are public; a format shown by an example is no
+    code, while a PIN told with its length stays one, and a cabinet's code is a lock's code."""
+    assert bool(find_secrets(text)) is secret

@@ -808,3 +808,35 @@ def test_evidence_that_says_filed_labels_and_one_off_troubles(
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("His weekend shifts at two jobs say he is saving for a deposit.", "speculative"),
+        ("Her endless questions about visas tell me she wants to emigrate.", "speculative"),
+        ("His parents say he was born in Leeds.", None),
+        ("Stubborn and proud, going by what he writes about his brother.", "speculative"),
+        ("My read on this is that the user is burning out.", "speculative"),
+        ("User thinks she'll probably retire in Porto.", None),
+        ("User guesses he'll likely stay in nursing for good.", None),
+        ("User's daughter is off school with tonsillitis.", "ephemeral"),
+        ("User has a house guest from Oslo.", "ephemeral"),
+        ("A cousin is sleeping on the user's sofa.", "ephemeral"),
+        ("User's batch of sourdough went off.", "ephemeral"),
+        ("她带的学生在市里的演讲比赛止步复赛。", "ephemeral"),
+        ("User has brewed cider for twenty years.", None),
+    ],
+)
+def test_what_a_run_of_habits_tells_and_a_guest_on_the_sofa(
+    content: str, reason: str | None
+) -> None:
+    """What a run of the user's habits or questions "says" or "tells me" about them is a
+    guess, and so is "going by what he writes" or "my read is"; what people tell of the user
+    is a fact, and so is the user's own guess about their plans. A child home with an
+    illness, a house guest, a batch that went off and a contest left in an early round are
+    passing; a lasting hobby is not."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
