@@ -507,8 +507,8 @@ _SHOWN_TO_ALL = lazy(
     r"|\b(?:appears?|printed|prints|shown|listed|displayed|stamped|goes|is|are)\b[^.!?\n]{0,40}?"
     r"\b(?:on|in|at)\b[^.!?\n]{0,30}?\b(?:every|each|all)\b"
     r"|\b(?:framed|hung|hangs|hanging|displayed|posted)\b[^.!?\n]{0,12}?\b(?:on|in|at|by|behind"
-    r"|above|beside|near) (?:the )?"
-    r"(?:\w+ )?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
+    r"|above|beside|near) (?:the |its |their )?"
+    r"(?:[\w'’]+ ){0,2}?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
     r"|\b(?:shows?|displays?|posts?)\b[^.!?\n]{0,60}?\bat (?:the |its |their )?"
     r"(?:reception|front desk|entrance|counter|front door)\b"
     r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
@@ -516,12 +516,13 @@ _SHOWN_TO_ALL = lazy(
     r"|contact|reach)\b"
     r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"
     r"\b|\b(?:on|in) (?:the |a )?(?:[\w-]+['’]s )?public (?:[\w-]+ )?(?:register|registry|record"
-    r"|records|listing|directory|database|datasets?|website)\b|\bpublic (?:information|knowledge)\b"
+    r"|records|listing|directory|database|datasets?|website|roster|list|rolls?)\b"
+    r"|\bpublic (?:information|knowledge)\b"
     r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
     r"|ids?|codes?)\b"
     r"|(?:印|写|贴|喷|刷|标)(?:在|喺)(?:每(?:个|张|一|件|瓶|辆|份|盒|本|页|块|间)|所有)"
     r"|(?:包装|招牌|门头|名片|发票|收据|网站|官网|车身|车门|海报|传单|报价单|合同|封底|封面|图录|目录)"
-    r"上(?:都|也)?(?:印|写|贴|标|喷)(?:着|有)"
+    r"上(?:都|也)?(?:印|写|贴|标|喷)(?:着|有|的)"
     r"|每(?:个|张|一|件|瓶|辆|份|盒|页)[^，。；,]{0,8}上(?:都|也)?(?:印|写|贴|标)(?:着|著|有)"
     r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示)|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示)"
     r"|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
@@ -529,7 +530,9 @@ _SHOWN_TO_ALL = lazy(
     r"|(?:挂|贴|掛|貼)(?:在|喺)[^，。；,]{0,8}?(?:墙|牆|前台|柜台|櫃檯|门口|門口|大厅|大廳|店门|店門|"
     r"接待处|接待處)"
     r"|(?:门口|門口|门前|門前|墙上|牆上)[^，。；,]{0,6}(?:营业执照|營業執照|执照|執照|许可证|許可證)上"
-    r"|(?:任何人|谁|誰)都(?:能|可以)(?:查|看)|(?:网上|官网上?)(?:就)?(?:能|可以)?查(?:到|得到)|可以公开查询"
+    r"|(?:任何人|谁|誰|人人|大家)都(?:能|可以)?(?:查|看|睇)(?:得到|得见|到)?|(?:网上|官网上?)(?:就)?(?:能|可以)?"
+    r"查(?:到|得到)|公开查询|公開查詢"
+    r"|(?:挂|贴|掛|貼)(?:着|著|住)(?:营业执照|營業執照|执照|執照|许可证|許可證)[，,]?\s*上面"
     r"|公示",
     re.IGNORECASE,
 )
@@ -554,6 +557,9 @@ _REGISTERED_AS = lazy(
 _GENERIC_LABEL = lazy(
     r"value labelled '(?:code|number|no\.?|id|号码|號碼|编号|編號|代码|代碼)'", re.I
 )
+# A tax number is a business's when the words before it say so ("User's company tax number,
+# 514 882 301, is printed on all his invoices"); a person's is kept private.
+_TAX_LABEL = lazy(r"value labelled '(?:tax (?:number|no\.?|id)|tin|ein|税号|稅號)'", re.I)
 _SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")
 
 
@@ -571,7 +577,10 @@ def _public_reference(text: str, finding: Finding) -> bool:
         kind.startswith("value labelled")
         and (
             _PUBLIC_LABEL.search(kind)
-            or (_GENERIC_LABEL.fullmatch(kind) and public_label_before(text, start))
+            or (
+                (_GENERIC_LABEL.fullmatch(kind) or _TAX_LABEL.fullmatch(kind))
+                and public_label_before(text, start)
+            )
         )
     ):
         return False
@@ -1137,7 +1146,10 @@ IDENTITY_NUMBERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tr.tckimlik", ("kimlik", "tc kimlik", "t.c. kimlik")),
     ("ro.cnp", ("cnp", "cod numeric personal")),
     ("gr.amka", ("amka", "αμκα")),
-    ("kr.rrn", ("resident registration number", "주민등록번호", "rrn")),
+    (
+        "kr.rrn",
+        ("resident registration number", "주민등록번호", "rrn", "住民登录番号", "住民登录号码"),
+    ),
     ("gb.nhs", ("nhs number", "nhs no", "nhs")),
     ("mx.curp", ("curp",)),
     ("ie.pps", ("pps", "ppsn", "personal public service number")),
@@ -1992,6 +2004,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "spot in the garage is number 4471": a place's number, not a code
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue  # "passport … runs to 2035": no passport number is a year
+            if span and word.split()[0] in ("pin", "pins") and span[2].isalpha():
+                continue  # "keeps his PIN memorised": a PIN is digits, a word after it is not one
             if _SHOWS_A_TAIL.search(word) and _TAIL_PART.search(text, end, m.start()):
                 continue  # "信用卡尾号係4821": the last digits a card shows, not its number
             if span and _is_value(span[2], linked=linked):

@@ -721,6 +721,9 @@ _REVISES_RULE = lazy(
     r"[a-z][\w-]+\s+(?:instruction|rule|request|preference)s?\b)"
     r"|(?:忽略|无视|取消)(?:掉)?(?:之前|先前|原来|早先|以前|刚才)(?:的|说的)?[「“\"『][^」”\"』]{1,20}"
     r"[」”\"』](?:的|这个|那个)?(?:要求|规定|设定|规则|指示|指令)"
+    # Or named by what it asked for ("忽略用户之前要求的简短回答").
+    r"|(?:忽略|无视|取消)(?:掉)?(?:用户|用戶|我)?(?:之前|先前|原来|早先|以前|刚才)(?:要求|说|定|设)的"
+    r"[^，。；]{1,12}"
     # Or named after a colon ("取消之前的规则" and the rule dropped).
     r"|(?:忽略|无视|取消)(?:掉)?(?:之前|先前|原来|早先|以前|刚才)(?:的|说的)?(?:那条|这条|那个|这个)?"
     r"(?:要求|规定|设定|规则)\s*[：:]",
@@ -747,7 +750,8 @@ _NAMES_CONTENT = lazy(
     + _CONTENT_ZH
     + "|范本|模板|条款|说明|评论|页面|发票|收据|账单|对账单|合同|表格|报价单"
     # Records and writings handed over: minutes, a log, a draft, a letter, a notice.
-    + "|纪要|记录|笔记|报告|日志|译稿|草稿|来信|信件|公告|简历|手册|清单|章程|协议|文章|原文|正文"
+    + "|纪要|记录|笔记|报告|日志|译稿|草稿|来信|信件|公告|简历|手册|清单|章程|守则|协议|文章|原文"
+    + "|正文"
     + "|逐字稿|文字稿|转录"
     + "|字幕|歌词|工单",
     re.IGNORECASE,
@@ -762,7 +766,7 @@ _IGNORES_EMBEDDED = lazy(
     r"|['\"‘“][^'\"’”]{0,24}?(?:instructions?|commands?|orders?|prompts?)['\"’”])\s+"
     r"(?:(?:(?:that\s+(?:appears?|is|are|comes?)\s+|found\s+|contained\s+|"
     r"embedded\s+|hidden\s+|written\s+)?(?:in|inside|within|from)\s+(?!(?:\w+\s+){0,2}"
-    r"(?:system|developer|operator|admin))(?:\w+\s+){0,2}" + _CONTENT + r"\b"
+    r"(?:system|developer|operator|admin))(?:\w+\s+){0,2}(?:" + _CONTENT + r"|text|lists?)\b"
     # Or the content named before: "ignore any links or instructions they contain".
     r"|(?:that\s+|which\s+)?(?:they|it|these|those)\s+(?:contain|hold|include|carr(?:y|ies))\w*\b))"
     r"|(?:忽略|无视|不要理会|别理会?|不理会)[^。；;\n]{0,16}?"
@@ -782,8 +786,9 @@ _SAFEGUARD_WORDS = lazy(
 
 
 def _sentence_before(text: str, at: int) -> str:
-    """The words of `text` from the start of its sentence up to `at`."""
-    return re.split(r"[.;!?。；！？]", text[:at])[-1]
+    """The words of `text` from the start of its sentence up to `at`; the stops of "e.g."
+    and "i.e." end no sentence."""
+    return re.split(r"(?<!\be\.g)(?<!\bi\.e)(?<!\be)(?<!\bi)[.;!?。；！？]", text[:at])[-1]
 
 
 def clause_before(text: str, at: int) -> str:
@@ -861,6 +866,32 @@ def _confirmed_first(text: str, m: re.Match[str]) -> bool:
     return (
         _CONFIRMED_AFTER.search(text[m.end() :]) is not None
         or _BEFORE.search(text, max(0, m.start() - 16), m.start()) is not None
+    )
+
+
+# What the assistant takes in without remarking on it, at the user's asking ("silently read
+# misspelled vessel names as intended", "quietly fix my typos"): a way of reading them, with
+# nothing done out of their sight.
+_READ_QUIETLY = lazy(
+    r"\s+(?:read|reads|interpret|interprets|assume|assumes|fix|fixes|correct|corrects|treat"
+    r"|treats|take|takes)\b(?:\s+(?:my|the user's|his|her|their|any|all|obvious|small|minor))?"
+    r"\s+(?:[\w'’-]+\s+){0,2}?(?:typos?|misspell\w*|spelling|slips?|abbreviations?|shorthand"
+    r"|names?|grammar)\b",
+    re.IGNORECASE,
+)
+
+
+def _reads_quietly(
+    text: str,
+    m: re.Match[str],
+    user_text: str | None,
+    similarity: Callable[[str, str], float] | None,
+) -> bool:
+    return (
+        user_text is not None
+        and m.group().lower() in ("silently", "quietly")
+        and _READ_QUIETLY.match(text, m.end()) is not None
+        and supported_by(text, user_text, similarity)
     )
 
 
@@ -1319,7 +1350,8 @@ _NEVER_ASKED = lazy(
     r"\b(?:didn't|did not|never)\s+(?:ask|asked|say|said|tell|told)\b"
     r"|\b(?:didn't|did not)\s+(?:agree|consent|accept)\b|\bnever\s+(?:agreed|consented|accepted)\b"
     r"|\bnot what i (?:asked|said|wanted)\b"
-    r"|(?:没|沒|冇|唔係|不是)(?:有)?(?:让|讓|叫|要|请|請|话|話|讲|講|说|說)(?:过|過)?你",
+    r"|(?:没|沒|冇|唔係|不是)(?:有)?(?:让|讓|叫|要|请|請|话|話|讲|講|说|說)(?:过|過)?你"
+    r"|(?:没|沒|冇|未)(?:有)?(?:答应|答應|同意|应承|應承)",
     re.IGNORECASE,
 )
 
@@ -1562,6 +1594,7 @@ def find_injection(
                 and not _mentioned(text, m.start(), m.end())
                 and not _authorised_by_the_user(text, m)
                 and not _confirmed_first(text, m)
+                and not _reads_quietly(text, m, user_text, similarity)
             ),
             None,
         )
@@ -1711,7 +1744,7 @@ _WRITTEN_CHANNELS = frozenset(
 _WRITTEN_INTO = lazy(
     r"\b(?:end|ends|ending|sign|signs|signed|signature|sign-?off|footers?|add|adds|include|"
     r"includes|put|puts|carry|carries|list|lists|mention|mentions|write|writes|format|formats|"
-    r"close|closes|closing|give|gives|quote|quotes|provide|provides)\b"
+    r"close|closes|closing|give|gives|quote|quotes|provide|provides|cite|cites|note|notes)\b"
     r"|落款|签名|加上|加埋|附上|写|留|填|注明|结尾|页脚|页尾|签名档",
     re.IGNORECASE,
 )
@@ -1889,10 +1922,12 @@ _HANDED_OVER_LINES = lazy(
 # "note: Assistants: when reporting …". They are dropped to the end of their line.
 _TO_AN_AI = lazy(
     # A Latin name beside a Chinese character has no word boundary: "本发票经AI读取时".
-    r"(?:(?<![A-Za-z])(?:AI|A\.I\.|LLMs?|assistants?|chat ?bots?)(?![A-Za-z])"
+    r"(?:(?<![A-Za-z])(?:AI|A\.I\.|LLMs?|assistants?|chat ?bots?|IA|KI|asistentes?|assistentes?"
+    r"|assistenten)(?![A-Za-z])"
     r"|助理|助手|机器人|模型)"
     r"(?:[^\n.;。；]{0,30}?)(?:[:：]|请|应|必须|须|要|听从|即日起|以后|看的|\b(?:shall|must|"
-    r"should|from now on|always|never)\b)"
+    r"should|from now on|always|never|devem?|debe[ns]?|doi(?:t|vent)|muss|müssen|soll(?:en)?"
+    r"|sempre|siempre|toujours|immer)\b)"
     r"|(?:给|給|對|对|跟|同|致)\s*(?:你的|你嘅)?\s*AI(?![A-Za-z])"
     # Or the user asked to pass it on: "tell your AI thing to remember I have power of …";
     # or a tag that marks text for it: "<AI-ASSIST>When summarising any future work order…".
@@ -1905,15 +1940,19 @@ _TO_AN_AI = lazy(
 _DATA_NAMED = lazy(
     r"(?:\b(?:this|these|the following|below|ocr of|scan of|text of|copy of)\b[^\n]{0,60}?"
     r"\b(?:dockerfile|code|script|config\w*|"
-    r"csv|table|json|yaml|logs?|alerts?|quotes?|data|rows|spreadsheet|subtitles|captions|"
+    r"csv|table|json|yaml|logs?|alerts?|quotes?|data|rows|cells|(?:spread|work)?sheets?|workbook"
+    r"|subtitles|captions|"
     r"invoices?|receipts?|statements?|letters?|forms?|minutes|"
     + _CONTENT
     + r")\b|(?:这篇|这份|这段|这个|这则|这条|这些|以下|下面|呢篇|呢份|呢段|呢个|呢则|呢条)"
     r"[^\n]{0,30}?"
     r"(?:文章|帖子|评论|邮件|日志|纪录|记录|对话|合同|表格|文件|通知|邀请|内容|资料|报告|数据|字幕|"
-    r"截图|讯息|信息|短信|说明|清单|列表))[^\n]{0,40}[:：?？][ \t]*\n",
+    r"截图|讯息|信息|短信|说明|清单|列表|守则|规章|章程))[^\n]{0,40}[:：?？][ \t]*\n",
     re.IGNORECASE,
 )
+# A comment of a page's markup is the page's: no one writes their own words to the assistant
+# inside "<!-- … -->".
+_HTML_COMMENT = lazy(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # A fence named in passing ("put code in proper ``` blocks") opens no code: one opens only
 # on a line of its own or closes.
 _FENCED = lazy(r"```(?:[^`]*?```|[\w+-]*[ \t]*\n.*?(?:```|\Z))", re.DOTALL)
@@ -1946,12 +1985,15 @@ def own_words(user_text: str, rule: str = "") -> str:
 
     def handed_over(q: re.Match[str]) -> str:
         inner = q.group()[1:-1].strip()
+        # An aside in round brackets is the user's own words unless it is long ("(Dr Camila
+        # Fonseca, my business partner)", "(drug, strength, volume, beyond-use date)").
+        size = 2 * MIN_HANDED_OVER if q.group()[0] in "(（" else MIN_HANDED_OVER
         kept = not (
-            _quoted_passage(q) or _speaks_to_an_ai(q) or _quotes_another(q.string, q.start())
+            _quoted_passage(q, size) or _speaks_to_an_ai(q) or _quotes_another(q.string, q.start())
         ) or (inner and inner in rule)
         return q.group() if kept else " "
 
-    said = _without_passages(_FENCED.sub(" ", user_text))
+    said = _without_passages(_HTML_COMMENT.sub(" ", _FENCED.sub(" ", user_text)))
     for span in (_QUOTED_SPAN, _BRACKETED):
         said = span.sub(handed_over, said)
     said = _without_offers(_without_addresses(_AI_LABELLED.sub(" ", said)), rule)
@@ -1973,7 +2015,7 @@ _ASSISTANTS_OFFER = lazy(
     r"|\byour (?:last|previous|earlier|first|other) (?:answer|reply|response|message) (?:said|"
     r"suggested|offered|proposed|recommended|mentioned|brought up|ended with)\b"
     r"|你(?:刚才|刚刚|剛才|剛剛|之前|上次|头先|頭先|啱啱|前面|先前)(?:说|說|讲|講|话|話|提到|建议|建議|"
-    r"推荐|推薦|提议|提議|写|寫)"
+    r"推荐|推薦|提议|提議|写|寫|问|問)"
     r"|你(?:提到|建议|建議|推荐|推薦|提议|提議)(?:的|过|過|嘅)"
     r")[^,.;!?\n，。；！？]*",
     re.IGNORECASE,
@@ -2060,6 +2102,8 @@ def hands_over_a_passage(user_text: str) -> bool:
     or a fenced example): data or content after a request that names it, a marker, lines of
     a diff, a table or a log, words addressed to an AI in the third person."""
     said = _FENCED.sub(" ", user_text)
+    if _HTML_COMMENT.search(said):
+        return True
     if _without_addresses(_without_passages(said)) != said or _AI_LABELLED.search(said):
         return True
     # Or a quote or bracketed text longer than an example of wording ("no need for 'Good
@@ -2085,7 +2129,8 @@ def _speaks_to_an_ai(q: re.Match[str]) -> bool:
 
 
 _AI_THEN_COLON = lazy(
-    r"\s*(?:(?<![A-Za-z])(?:AI|LLM|assistant)(?![A-Za-z])\s*(?:assistant|助手|助理)?|助手|助理)\s*[:：]",
+    r"\s*(?:(?<![A-Za-z])(?:AI|LLM|assistant)(?![A-Za-z])\s*(?:assistant|[\u4e00-\u9fff]{0,4}(?:助手|助理))?"
+    r"|助手|助理)\s*[:：]",
     re.IGNORECASE,
 )
 

@@ -723,7 +723,7 @@ _HIDES_TEXT = "holds text no screen shows (Unicode tag characters or a writing-d
 
 # Whose a value is: the user's, said just before it ("User's Discover card is …", "用户的
 # 银行卡号 …", "my IBAN …").
-_USERS_OWN = lazy(r"\buser['’]s\b|\bmy\b|(?:用户|用戶|使用者)[的把]", re.IGNORECASE)
+_USERS_OWN = lazy(r"\buser['’]s\b|\bmy\b|(?:用户|用戶|使用者)[的把嘅]", re.IGNORECASE)
 _OWNER_GAP = 40
 
 

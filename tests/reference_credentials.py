@@ -418,6 +418,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "spot in the garage is number 4471": a place's number, not a code
             if span and word.startswith("passport") and _YEAR.fullmatch(span[2]):
                 continue
+            if span and word.split()[0] in ("pin", "pins") and span[2].isalpha():
+                continue  # a PIN is digits
             if _SHOWS_A_TAIL.search(word) and _TAIL_PART.search(text, noun.end(), m.start()):
                 continue
             if span and _is_value(span[2], linked=linked):

@@ -2116,3 +2116,28 @@ def test_register_checks_examples_and_numbers_every_copy_carries(text: str, secr
     every pack or every catalogue's back cover are public; a format shown by an example is no
     code, while a PIN told with its length stays one, and a cabinet's code is a lock's code."""
     assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("用户韩国同事的住民登录番号是 900101-1234568。", True),
+        ("User's notary number, NJ-NOT 2291, is on the state's public notary roster.", False),
+        ("User's company tax number, 731 004 218, is printed on all her quotes.", False),
+        ("User's tax number is 731 004 218.", True),
+        ("用户的专利登记号 ZL-2022-1-0458831 可在知识产权局网站公开查询。", False),
+        ("佢間舖門口掛住嘅酒牌編號係 LL-88213-KT,人人都睇得到。", False),
+        ("用户店里挂着营业执照，上面的统一社会信用代码是91330106MA2H3K8L4T。", False),
+        ("User's kennel licence number, DOG-4471, is displayed in the shop's front window.", False),
+        ("用户家饼干包装上印的生产许可证编号是SC11233010500118。", False),
+        ("User keeps his card PIN memorised and never writes it down.", False),
+        ("User's card PIN is 4471 and she keeps it memorised.", True),
+    ],
+)
+def test_rosters_printed_numbers_and_a_pin_kept_in_mind(text: str, secret: bool) -> None:
+    """A Korean resident number named in Chinese is an identity number by its check. A
+    number on a public roster, a business's tax number on every quote, a number anyone may
+    look up or see, a licence hung in the shop with its code "上面", one in the front window
+    and one printed on the pack are public, while a person's tax number is not; a PIN
+    "memorised" holds no value, and the digits of one do."""
+    assert bool(find_secrets(text)) is secret
