@@ -169,7 +169,13 @@ _EPHEMERAL = [
             r"(?:after|since|because)\b"
             r"|\bfailed (?:its|her|his|their|the)? ?(?:mot|inspection|smog check|safety check"
             r"|emissions test|roadworthy)\b"
-            r"|\bmissed (?:the|a|her|his|their) (?:[\w-]+ )?deadline\b",
+            r"|\bmissed (?:the|a|her|his|their) (?:[\w-]+ )?deadline\b"
+            # A car in for repair and one borrowed; a shift swapped; equipment that went down.
+            r"|\b(?:is|are) (?:at|in) the (?:mechanic|mechanic's|body shop|garage)\b"
+            r"|\b(?:is|are) borrowing\b"
+            r"|\bswapped (?:a|her|his|their|one) (?:[\w-]+ )?shifts? with\b"
+            r"|\b(?:radios?|power|lights|systems?|servers?|network|phones?|phone lines?) (?:failed"
+            r"|went down|went out|cut out|crashed)\b",
             "a passing state",
         ),
         (
@@ -183,7 +189,9 @@ _EPHEMERAL = [
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|被(?:卡|困)在|困在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
-            r"停电|断电|断网|没电了|没能?进(?:入)?(?:决赛|复赛|半决赛|下一轮)|止步(?:于)?(?:初赛|复赛|预赛|半决赛)|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|正在(?:往|赶)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
+            r"停电|断电|断网|没电了|备降|正忙(?:着|著|于)|留观|陪床|要等[^，。；]{1,8}才(?:能|可以|会)|"
+            r"(?:这|那|一|整)(?:批|窑|炉|锅)[^，。；]{0,10}(?:裂|坏|报废|染花|发霉|变质|馊|烧坏|烧糊)|"
+            r"(?:比赛|选拔赛|演出|课|活动|会议|行程|训练|集训)[^，。；]{0,12}(?:取消了|延期了|推迟了)|没能?进(?:入)?(?:决赛|复赛|半决赛|下一轮)|止步(?:于)?(?:初赛|复赛|预赛|半决赛)|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|正在(?:往|赶)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
             # battery nearly out; a bus missed; a thing to give back or to fetch; just
             # arrived or found; a breakdown; a queue ahead; a delay.
@@ -251,6 +259,19 @@ _SPECULATIVE = [
         # the cards", "writes like someone who came up through radio news".
         r"\bmakes? (?:it|him|her|them|the user|user) (?:sound|look|seem)\b"
         r"|\b(?:reads?|read) like\b|"
+        # How the writer reads the user: "reads to me as compassion fatigue", "strikes me as a
+        # perfectionist", "reads as someone who feels left out", "the pattern fits a man
+        # planning to leave", "fits someone with sleep apnoea", "hours show someone who'd
+        # rather …", "the mark of a farmer worn out", "signs of a planned move".
+        r"\b(?:reads?|comes? across|came across) to me as\b|\b(?:strikes|struck) me as\b"
+        r"|\breads? as (?:someone|somebody|a (?:person|man|woman|guy))\b"
+        r"|\b(?:pattern|picture|profile|everything|it all) fits\b"
+        r"|\bfits (?:someone|somebody|a (?:person|man|woman|guy)|the profile)\b"
+        r"|\bshows? (?:someone|somebody|a (?:person|man|woman|guy)) (?:who|with)\b"
+        r"|\b(?:the|a) (?:mark|hallmark|sure sign|telltale sign|classic sign) of (?:a|an|someone"
+        r"|somebody)\b|^(?:all the |clear |early )?signs of\b"
+        r"|\bthe way (?:she|he|they|user|the user)\b[^.;]{0,60}?\b(?:points? to|says|shows"
+        r"|suggests|tells|reveals|betrays)\b|"
         # How the user or their words read to the writer: "User reads as an introvert",
         # "her clipped messages read as frustration", "reads as a sign of money trouble".
         r"\b(?:user|she|he|they|messages|replies|emails|texts|answers|words|tone|notes|posts)"
@@ -314,7 +335,9 @@ _SPECULATIVE = [
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
         # Judging from something: "从用户对德语文献的熟悉程度来看" before a conclusion.
-        r"(?:从|由)[^，。；]{2,30}(?:来看|看来|判断)|(?:从|由)[^，。；]{2,30}看[，,]|显然|"
+        r"(?:从|由)[^，。；]{2,30}(?:来看|看来|判断|看得出)|(?:从|由)[^，。；]{2,30}看[，,]|显然|"
+        # What the user's words or ways give away: "用户的用字遣词透露出她对主管很不满".
+        r"(?:的|嘅)[^，。；]{1,12}(?:透露|流露|暴露|显露|反映)出|"
         r"一(?:听|看|睇)就(?:是|系|知|晓得|知道)|"
         # Evidence, then what it is said to show: "经常凌晨发消息" then "说明他有失眠的毛病".
         r"[，,]\s*(?:这|这也)?(?:说明|表明|可见)了?\s*(?:他|她|用户|其)|"
@@ -336,6 +359,12 @@ _SMALL_TALK = [
     for p in (
         r"\b(?:(?<!be )(?<!being )greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)"
         r"|thanked|says? (?:hello|hi|hey))\b",
+        # A mix-up in this chat cleared up; what the user made of something once the assistant
+        # did a thing in it ("found declination clearer once the assistant used an example").
+        r"\b(?:user|she|he|they) and the assistant (?:\w+ )?(?:cleared up|sorted out|resolved"
+        r"|straightened out)\b|\b(?:mix-?up|misunderstanding|confusion) (?:was |got )?(?:cleared up"
+        r"|sorted out|resolved)\b|\b(?:once|after|when) the assistant (?:\w+ed|gave|drew|showed"
+        r"|wrote|put|made|took|used|explained|switched)\b",
         # A greeting quoted, in any language; praise of the assistant itself.
         r"\b(?:said|says|wrote|texted|typed|replied|told the (?:assistant|ai|bot)|wished"
         r"(?: the (?:assistant|ai|bot))?)"
@@ -396,7 +425,10 @@ _SMALL_TALK = [
         r"(?:和|跟|与|同|向|让|被|给)助[手理](?:[^，。；要想请应必需希望喜欢]){0,12}(?:了|咗)|开玩笑|"
         r"(?:和|跟|与|同)助[手理](?:[^，。；]{0,2})(?:吹水|倾偈|闲聊|聊天|聊起|斗嘴|抬杠|讲笑|说笑)|"
         r"(?:讲|说)(?:了|咗)?(?:个|一个)[^，。；]{0,16}笑话|"
-        r"(?:问|夸|谢|称赞|表扬|调侃|逗)(?:了|过|咗)?助[手理](?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
+        r"(?:问|夸|谢|称赞|表扬|调侃|逗|笑话|取笑|嘲笑|吐槽|揶揄)(?:了|过|咗)?助[手理]"
+        r"(?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
+        # A misunderstanding in the chat cleared up; the assistant asked for something this once.
+        r"误会[^，。；]{0,4}(?:消除|解开|澄清|说清)|(?:请|叫|让|要)助[手理](?:这次|这回|今次)|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
         r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)|"
         # What the user made of what the assistant just said, or of this session: "说助手刚刚

@@ -840,3 +840,44 @@ def test_what_a_run_of_habits_tells_and_a_guest_on_the_sofa(
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("Comes across to me as burnout: User no longer jokes about rota changes.", "speculative"),
+        ("User strikes me as someone who hates delegating.", "speculative"),
+        ("His messages to the crew read as someone who feels sidelined.", "speculative"),
+        ("The pattern fits a woman about to change careers.", "speculative"),
+        ("The snoring he described fits someone with sleep apnoea.", "speculative"),
+        ("Those late invoices are the hallmark of a man out of his depth.", "speculative"),
+        ("The way he keeps asking about pensions points to an early retirement.", "speculative"),
+        ("从她每次都问签证的事看得出，她想移民。", "speculative"),
+        ("用户的语气流露出对新老板的不满。", "speculative"),
+        ("User's van is at the mechanic until Thursday.", "ephemeral"),
+        ("User swapped his Sunday shift with Priya for a christening.", "ephemeral"),
+        ("The site's radios went down and user ran the crane by hand signals.", "ephemeral"),
+        ("用户那一窑青瓷出窑时全裂了。", "ephemeral"),
+        ("用户带的合唱团演出因为暴雨取消了。", "ephemeral"),
+        ("用户正忙着把仓库里的货搬到新店。", "ephemeral"),
+        ("User and the assistant sorted out a mix-up over two towns called Newport.", "small_talk"),
+        ("User said the budget made sense once the assistant drew a table.", "small_talk"),
+        ("用户吐槽助手的例子太老土。", "small_talk"),
+        ("用户请助手这次说慢一点。", "small_talk"),
+        ("User has borrowed books from the same library for thirty years.", None),
+        ("User's sister strikes matches for her campfire lessons.", None),
+    ],
+)
+def test_readings_of_the_user_one_off_troubles_and_talk_about_this_chat(
+    content: str, reason: str | None
+) -> None:
+    """The writer's reading of the user (what they strike or read to the writer as, what the
+    evidence fits, the mark of a kind of person, the way the user does something and what it
+    points to, 看得出 and 流露出) is a guess; a van at the mechanic, a swapped shift, radios
+    down, a spoiled kiln load, a show called off and being busy moving stock are passing; a
+    mix-up in the chat, what the assistant drew, 吐槽助手 and a request for this once are
+    talk about the chat. A lasting habit and matches struck are facts."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
