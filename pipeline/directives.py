@@ -1677,6 +1677,11 @@ def supported_by(
     # `own_words` set aside ("I never said yes to that auto-file thing you suggested").
     if _declined(text, said) or (said != user_text and _declined(text, user_text)):
         return False
+    # Beside content handed over, a Chinese rule's few characters in common with the user's
+    # words ("幫我回覆呢位律師" and "以後覆用戶一律要用葡文") are no request: the user asks for
+    # a standing rule, or says most of it.
+    if said != user_text and _mostly_cjk(text) and share < MIN_OWN_WORDS:
+        return _standing_request(said) or _own_request(user_text)
     if share >= MIN_SUPPORT or _own_request(user_text):
         return True
     if _mostly_cjk(text):
