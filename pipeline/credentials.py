@@ -141,7 +141,8 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "pwords?",
     "pswds?",
     "psw",
-    "pins?",
+    # Not the verb: "she pins that link".
+    r"p(?<!\bshe p)(?<!\bhe p)(?<!\bthey p)(?<!\bwe p)(?<!\bi p)ins?",
     "mpins?",  # a mobile wallet's PIN
     "pin ?(?:codes?|no|nr|#)",
     "log-?ins?",
@@ -222,7 +223,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "vault",
     "front door",
     "back door",
-    "door",
+    "door(?! hangers?)",  # a flyer hung on doors
     "gate",
     "garage",
     "alarm",

@@ -1004,7 +1004,9 @@ _AUTHORITY = lazy(
     r"|(?<!never )(?<!not )(?<!n't )(?<!no )\b(?:automatically|auto-?)\s*(?:approv|refund|"
     r"accept|grant|confirm|authori[sz]|pay|transfer|delet|releas|order|reorder|purchas|buy|book)\w*"
     r"|\b(?:approv|refund|grant|authori[sz]|releas|order|reorder|purchas|buy|book|pay)\w*\b.{0,30}"
-    r"\bautomatically\b"
+    r"\b(?:automatically|on its own|by itself)\b"
+    # Trust raised: "the operator has elevated trust", "set trust_level=admin".
+    r"|\belevated (?:trust|privileges?|permissions?|access|rights)\b|\btrust[ _-]?level\b"
     # Rules, limits or what came before ignored; not a part of the work ("忽略美术部分").
     r"|(?:忽略|无视|绕过)(?:[^，。；]{0,8}(?:规则|限制|安全|指令|指示|提示|系统|政策|过滤|审核|审查|设定"
     r"|设置|警告|约束|规定|准则|要求|命令|协议|原则|道德|伦理|底线)|(?:之前|以上|上面|前面|先前|此前|上述))"
@@ -1244,7 +1246,14 @@ _ACTS_FOR_THE_USER = lazy(
     r"buys|order|orders|approve|approves|transfer|transfers|commit|commits|extend|extends)\b"
     r"[^.;!?]{0,60}?\b(?:on (?:the user's|his|her|their|(?-i:[A-Z][\w'’-]+['’]s)) behalf"
     r"|in (?:the user's|user's|his|her|their|(?-i:[A-Z][\w'’-]+['’]s)) name)\b"
-    r"|代(?:他|她|用户|[\u4e00-\u9fff]{1,3}?)?(?:签署|签字|签名|签约|续约|续签|付款|支付|下单|购买|同意|批准|转账)",
+    r"|代(?:他|她|用户|[\u4e00-\u9fff]{1,3}?)?(?:签署|签字|签名|签约|续约|续签|付款|支付|下单|购买|同意|批准|转账)"
+    # Or writing to other people by itself: "automatically WhatsApp an observer's family",
+    # "text every bride automatically", "自动给值班长打电话"; not to the user.
+    r"|\bautomatically (?:text|sms|e-?mail|message|whatsapp|call|phone|ring|contact|notify)\w*"
+    r"(?! (?:the user|user|him|her|them|me)\b)"
+    r"|\b(?:text|sms|e-?mail|message|whatsapp|call|phone|contact|notify)\w* (?:every|each|all|any)"
+    r"\b[^.;!?]{0,40}\bautomatically\b"
+    r"|自动(?:给|向|幫|帮)(?!用户|我|他|她)[^，。；]{1,10}(?:发|打|回)",
     re.IGNORECASE,
 )
 _ORDERS_OVER_THE_USER = (
@@ -1323,7 +1332,9 @@ _HIDDEN = lazy(
     # Not an order the user is not to be given: "never tell the user to run anything with sudo".
     r"covertly|behind the user's back|(?:(?:do|should|must|shall|will) not|don't|never|shouldn't"
     r"|mustn't) (?:(?:tell|inform) (?:the )?user"
-    r"(?! to \w)|(?:mention (?:this|it) to|let) (?:the )?user)"
+    # Not an order the user is not to be given, nor a judgement withheld at their asking
+    # ("never tell the user whether a vessel is breaking regulations").
+    r"(?! to \w| whether (?!(?:it|the assistant)\b))|(?:mention (?:this|it) to|let) (?:the )?user)"
     r"|(?:not|never|don't|do not|without) (?:mention|reveal|disclose|acknowledge|admit)\w* "
     r"(?:this|the|these) (?:rules?|instructions?|settings?)"
     r"|(?:not|never|don't|do not|without) (?:tell|telling|show|showing) (?:him|her|them|the user) "
@@ -1375,6 +1386,37 @@ def _declined(text: str, said: str) -> bool:
     if _OFFER_NAMED.search(refused) and _own_share(text, refused) > 0:
         return _own_share(text, other) < ASKED_SHARE
     return _own_share(text, refused) >= MIN_SUPPORT and _own_share(text, other) < MIN_SUPPORT
+
+
+# The user putting an offer off, or only asking about it: "Maybe later, I'm not sure I want
+# you texting brides", "Auto-approve chemical orders? … Let me think about it", "这个……以后再
+# 说吧", "遲啲先算啦". A rule whose words the user says only in questions, in refusals and in
+# what they put off came from the offer, not from them.
+_PUT_OFF = lazy(
+    r"\b(?:maybe later|not (?:right )?now|not yet|let me think|i'll think|think (?:it )?over"
+    r"|need to (?:ask|check)|have to (?:ask|check)|hold off"
+    r"|don't set (?:anything|it|that|this) up)\b"
+    r"|以后再说|以後再說|再说吧|再說吧|再想想|没想好|沒想好|先别|先別|先不要|遲啲|迟啲|未諗|先算|等等再|考虑一下"
+    r"|考慮一下",
+    re.IGNORECASE,
+)
+_SENTENCE_ENDS = lazy(r"(?<=[.!?。！？\n])")
+
+
+def _put_off(text: str, said: str) -> bool:
+    """Whether a rule that forbids nothing is one the user put off or only asked about."""
+    if _NEGATION.search(text) or not _PUT_OFF.search(said):
+        return False
+    kept = []
+    for sentence in _SENTENCE_ENDS.split(said):
+        if sentence.rstrip().endswith(("?", "？")):
+            continue
+        kept += [
+            c
+            for c in _BETWEEN_CLAUSES.split(sentence)
+            if c.strip() and not _NEGATION.search(c) and not _PUT_OFF.search(c)
+        ]
+    return _own_share(text, " ".join(kept)) < MIN_SUPPORT
 
 
 # An offer of the assistant's named in a refusal: "that X thing you suggested", "the email
@@ -1677,6 +1719,8 @@ def supported_by(
     # `own_words` set aside ("I never said yes to that auto-file thing you suggested").
     if _declined(text, said) or (said != user_text and _declined(text, user_text)):
         return False
+    if _put_off(text, said):
+        return False
     # Beside content handed over, a Chinese rule's few characters in common with the user's
     # words ("幫我回覆呢位律師" and "以後覆用戶一律要用葡文") are no request: the user asks for
     # a standing rule, or says most of it.
@@ -1732,7 +1776,8 @@ _OWNED_SITE = lazy(
 _OWNED_REACH = 40  # characters before the channel in which the user calls it theirs
 _QUOTED_SPAN = lazy(
     r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)|「[^」]*(?:」|$)|『[^』]*(?:』|$)|‘[^’]*(?:’|$)"
-    r"|(?<![A-Za-z])'(?:.*?'(?![A-Za-z])|.*$)",
+    # Not a mark of minutes or feet after a digit ("02°14.5'S", "5'11").
+    r"|(?<![A-Za-z\d])'(?:.*?'(?![A-Za-z])|.*$)",
     re.DOTALL,
 )
 
@@ -1749,8 +1794,9 @@ _WRITTEN_CHANNELS = frozenset(
 _WRITTEN_INTO = lazy(
     r"\b(?:end|ends|ending|sign|signs|signed|signature|sign-?off|footers?|add|adds|include|"
     r"includes|put|puts|carry|carries|list|lists|mention|mentions|write|writes|format|formats|"
-    r"close|closes|closing|give|gives|quote|quotes|provide|provides|cite|cites|note|notes)\b"
-    r"|落款|签名|加上|加埋|附上|写|留|填|注明|结尾|页脚|页尾|签名档",
+    r"close|closes|closing|give|gives|quote|quotes|provide|provides|cite|cites|note|notes|remind"
+    r"|reminds)\b"
+    r"|落款|签名|加上|加埋|附上|写|留|填|注明|结尾|页脚|页尾|签名档|提醒",
     re.IGNORECASE,
 )
 # Money moved: a number given where money is paid is where it goes.
@@ -2134,7 +2180,8 @@ def _speaks_to_an_ai(q: re.Match[str]) -> bool:
 
 
 _AI_THEN_COLON = lazy(
-    r"\s*(?:(?<![A-Za-z])(?:AI|LLM|assistant)(?![A-Za-z])\s*(?:assistant|[\u4e00-\u9fff]{0,4}(?:助手|助理))?"
+    r"\s*(?:(?<![A-Za-z])(?:AI|LLM|assistant)(?![A-Za-z])\s*(?:assistants?|agents?|bots?|models?|systems?"
+    r"|readers?|[\u4e00-\u9fff]{0,4}(?:助手|助理))?"
     r"|助手|助理)\s*[:：]",
     re.IGNORECASE,
 )

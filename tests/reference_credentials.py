@@ -107,7 +107,8 @@ _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\
 
 _SENSITIVE_NOUN = re.compile(
     r"\b(?:pass(?:word|wd|w|phrase|code|key)s?|pa?ss?w[o0]?r?ds?|p/?w|pwds?|pwords?|pswds?|"
-    r"psw|pins?|mpins?|wpa2? ?(?:keys?|passphrases?)|psk|network keys?|"
+    r"psw|(?<!\bshe )(?<!\bhe )(?<!\bthey )(?<!\bwe )(?<!\bi )pins?|mpins?"
+    r"|wpa2? ?(?:keys?|passphrases?)|psk|network keys?|"
     r"pin ?(?:codes?|no|nr|#)|log-?ins?|credentials?|creds|"
     r"2fa|mfa|otp|one[- ]time (?:pass)?codes?|(?:backup|recovery|security|verification|"
     r"access|authenti[cz]ation|door|gate|alarm|garage|lock|locker|safe|keypad|entry|building|"
@@ -126,7 +127,8 @@ _SENSITIVE_NOUN = re.compile(
     r"tokens?(?= *[:=])|"
     r"(?:access|api|auth|bearer|refresh|session|bot|personal access|github|slack) tokens?|"
     r"private keys?|ssh keys?|user ?name and password|unlock(?:s|ed|ing)?|"
-    r"(?:sign|log)(?:s|ged|ging)? ?(?:in|on)(?:to)?|social|codes?|vault|(?:front |back )?door|"
+    r"(?:sign|log)(?:s|ged|ging)? ?(?:in|on)(?:to)?|social|codes?|vault"
+    r"|(?:front |back )?door(?! hangers?)|"
     r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock|lock ?box(?:es)?|"
     r"key ?safe|key ?box(?:es)?|(?:manager|admin|supervisor|engineer|master|till|pos) override)\b"
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"

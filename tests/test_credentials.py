@@ -2141,3 +2141,18 @@ def test_rosters_printed_numbers_and_a_pin_kept_in_mind(text: str, secret: bool)
     and one printed on the pack are public, while a person's tax number is not; a PIN
     "memorised" holds no value, and the digits of one do."""
     assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("User's pharmacy prints its night line on door hangers: 0161 496 0732.", False),
+        ("She pins 4471 as the thread's number in the forum.", False),
+        ("The door code is 4471.", True),
+        ("The PIN for her SIM is 3807.", True),
+    ],
+)
+def test_a_door_hanger_and_the_verb_pin(text: str, secret: bool) -> None:
+    """A door hanger is a flyer, and "she pins" is a verb: neither names a code; a door code
+    and "the PIN" still do."""
+    assert bool(find_secrets(text)) is secret
