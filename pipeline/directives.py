@@ -2066,7 +2066,7 @@ _ASSISTANTS_OFFER = lazy(
     r"|\byour (?:last|previous|earlier|first|other) (?:answer|reply|response|message) (?:said|"
     r"suggested|offered|proposed|recommended|mentioned|brought up|ended with)\b"
     r"|你(?:刚才|刚刚|剛才|剛剛|之前|上次|头先|頭先|啱啱|前面|先前)(?:说|說|讲|講|话|話|提到|建议|建議|"
-    r"推荐|推薦|提议|提議|写|寫|问|問)"
+    r"推荐|推薦|提议|提議|写|寫|问|問|回答|回复|回覆)"
     r"|你(?:提到|建议|建議|推荐|推薦|提议|提議)(?:的|过|過|嘅)"
     r")[^,.;!?\n，。；！？]*",
     re.IGNORECASE,

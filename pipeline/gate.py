@@ -170,6 +170,10 @@ _EPHEMERAL = [
             r"|\bfailed (?:its|her|his|their|the)? ?(?:mot|inspection|smog check|safety check"
             r"|emissions test|roadworthy)\b"
             r"|\bmissed (?:the|a|her|his|their) (?:[\w-]+ )?deadline\b"
+            # A dog at kennels; what the weather flattened.
+            r"|\b(?:is|are) (?:staying |boarding )?(?:at|in) (?:a |the )?kennels?\b"
+            r"|\b(?:hail|frost|a storm|the storm|floods?|the wind|a gale) (?:flattened|destroyed"
+            r"|wiped out|ruined|damaged|battered)\b"
             # A car in for repair and one borrowed; a shift swapped; equipment that went down.
             r"|\b(?:is|are) (?:at|in) the (?:mechanic|mechanic's|body shop|garage)\b"
             r"|\b(?:is|are) borrowing\b"
@@ -190,6 +194,13 @@ _EPHEMERAL = [
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|被(?:卡|困)在|困在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|备降|正忙(?:着|著|于)|留观|陪床|要等[^，。；]{1,8}才(?:能|可以|会)|"
+            # Closed by the weather; a weld or a test failed; the storm's damage; a Cantonese
+            # burn or cut; a room being painted.
+            r"(?:因为|因)[^，。；]{1,8}(?:停课|停工|停航|停运|封路)|"
+            r"(?:探伤|检测|检验|验收|年检|考试|面试|复试)[^，。；]{0,4}(?:没过|没通过|不合格)|"
+            r"(?:台风|暴雨|冰雹|大风|暴雪|洪水)把[^，。；]{1,20}(?:吹倒|淹|冲|砸|压)|"
+            r"(?:溅|烫|整|撞|跌|割|切|夹)(?:亲|親)|包住纱布|缠着纱布|"
+            r"(?:房|屋|厨房|客房|卧室|浴室)[^，。；]{0,2}在(?:刷漆|装修|翻新|维修)|挤在[^，。；]{0,6}(?:沙发|地板)|"
             r"(?:这|那|一|整)(?:批|窑|炉|锅)[^，。；]{0,10}(?:裂|坏|报废|染花|发霉|变质|馊|烧坏|烧糊)|"
             r"(?:比赛|选拔赛|演出|课|活动|会议|行程|训练|集训)[^，。；]{0,12}(?:取消了|延期了|推迟了)|没能?进(?:入)?(?:决赛|复赛|半决赛|下一轮)|止步(?:于)?(?:初赛|复赛|预赛|半决赛)|锁在.{0,4}里|作客|做客(?![服户])|来(?:家里|我家|屋企)(?:帮忙|住|玩|过夜)|正在(?:往|赶)|(?:入|进)(?:咗|了)?(?:厂|车行)(?:修|维修)|"
             # Queueing; Cantonese "啱啱" (just) and "等紧" (waiting). Waiting somewhere; a
@@ -231,6 +242,8 @@ _SPECULATIVE = [
         r"\b(?:is|are|was|were|most|quite|very|fairly|highly) likely\b|^likely\b|"
         r"\blikely (?:to|that|works?|lives?|has|is|enjoys?|prefers?|a|an)\b|"
         r"(?<!how )(?<!more )(?<!less )(?<!as )\blikely (?:\w+n't|does|did|will|would|can|\w+s)\b",
+        # Not a past modal of what happened: "flattened it before it could be cut".
+        r"(?<!before it )(?<!before they )(?<!before he )(?<!before she )"
         r"\b(?:may|could|might) (?:be|have|not|need|mean)\b|"
         r"\b(?:user|she|he|they) (?:may|might|could well) (?:well |also )?[a-z]{3,}\b",
         r"\bseems?\b|\bseemed\b|\bappears? (?:to|close to|near)\b|"
@@ -265,6 +278,8 @@ _SPECULATIVE = [
         # rather …", "the mark of a farmer worn out", "signs of a planned move".
         r"\b(?:reads?|comes? across|came across) to me as\b|\b(?:strikes|struck) me as\b"
         r"|\breads? as (?:someone|somebody|a (?:person|man|woman|guy))\b"
+        r"|\bhas the air of\b|\bsubtext\b|\bi(?:'d| would) put money on\b|\bmy money(?:'s| is) on\b"
+        r"|\bfrom the way (?:she|he|they|user|the user)\b"
         r"|\b(?:pattern|picture|profile|everything|it all) fits\b"
         r"|\bfits (?:someone|somebody|a (?:person|man|woman|guy)|the profile)\b"
         r"|\bshows? (?:someone|somebody|a (?:person|man|woman|guy)) (?:who|with)\b"
@@ -331,7 +346,8 @@ _SPECULATIVE = [
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
         r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
         r"好像|似乎|或许|感觉|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
-        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|应该系|"
+        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|应该系|十有八九|十之八九|"
+        r"估摸|[，,]\s*显得|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
         # Judging from something: "从用户对德语文献的熟悉程度来看" before a conclusion.
@@ -358,7 +374,7 @@ _SMALL_TALK = [
     (re.compile(p), "small talk")
     for p in (
         r"\b(?:(?<!be )(?<!being )greeted|said (?:hello|hi|hey|goodbye|bye|thanks|thank you)"
-        r"|thanked|says? (?:hello|hi|hey))\b",
+        r"|thanked|says? (?:hello|hi|hey)|corrected the (?:assistant|ai|bot))\b",
         # A mix-up in this chat cleared up; what the user made of something once the assistant
         # did a thing in it ("found declination clearer once the assistant used an example").
         r"\b(?:user|she|he|they) and the assistant (?:\w+ )?(?:cleared up|sorted out|resolved"
@@ -425,7 +441,7 @@ _SMALL_TALK = [
         r"(?:和|跟|与|同|向|让|被|给)助[手理](?:[^，。；要想请应必需希望喜欢]){0,12}(?:了|咗)|开玩笑|"
         r"(?:和|跟|与|同)助[手理](?:[^，。；]{0,2})(?:吹水|倾偈|闲聊|聊天|聊起|斗嘴|抬杠|讲笑|说笑)|"
         r"(?:讲|说)(?:了|咗)?(?:个|一个)[^，。；]{0,16}笑话|"
-        r"(?:问|夸|谢|称赞|表扬|调侃|逗|笑话|取笑|嘲笑|吐槽|揶揄)(?:了|过|咗)?助[手理]"
+        r"(?:问|夸|谢|称赞|表扬|调侃|逗|笑话|取笑|嘲笑|吐槽|揶揄|纠正|糾正)(?:了|过|過|咗)?助[手理]"
         r"(?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
         # A misunderstanding in the chat cleared up; the assistant asked for something this once.
         r"误会[^，。；]{0,4}(?:消除|解开|澄清|说清)|(?:请|叫|让|要)助[手理](?:这次|这回|今次)|"

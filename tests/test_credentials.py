@@ -2156,3 +2156,9 @@ def test_a_door_hanger_and_the_verb_pin(text: str, secret: bool) -> None:
     """A door hanger is a flyer, and "she pins" is a verb: neither names a code; a door code
     and "the PIN" still do."""
     assert bool(find_secrets(text)) is secret
+
+
+def test_a_hotline_called_public_is_no_secret() -> None:
+    """A number its sentence calls a public hotline is public; a PIN is still a PIN."""
+    assert find_secrets("用户常打港务局公开的查询热线022-2570 6666。") == []
+    assert find_secrets("用户的银行卡密码是 662190。") != []

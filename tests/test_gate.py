@@ -881,3 +881,32 @@ def test_readings_of_the_user_one_off_troubles_and_talk_about_this_chat(
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("用户总问育儿假的事，十有八九是要当爸爸了。", "speculative"),
+        ("看他说起前任老板的样子，估摸着是闹翻了才走的。", "speculative"),
+        ("用户一提加班就叹气，显得很想换工作。", "speculative"),
+        ("User has the air of a man who used to run his own shop.", "speculative"),
+        ("I'd put money on her having trained as a chef.", "speculative"),
+        ("From the way she spells colour, User grew up in Britain.", "speculative"),
+        ("User's cat is boarding at a kennels in Leeds this fortnight.", "ephemeral"),
+        ("Frost destroyed most of User's early potatoes.", "ephemeral"),
+        ("用户儿子的学校因为台风停课了。", "ephemeral"),
+        ("用户那批焊件探伤没通过，要返工。", "ephemeral"),
+        ("User corrected the assistant on the date of the harvest festival.", "small_talk"),
+        ("用户纠正了助手一次，说那条河叫沱江。", "small_talk"),
+        ("The frost hollow behind User's farm gets the first snow every year.", None),
+    ],
+)
+def test_surely_and_as_good_as_guesses_and_weather_damage(content: str, reason: str | None) -> None:
+    """十有八九, 估摸着, 显得 after the evidence, "has the air of", "I'd put money on" and
+    "from the way she spells" are guesses; a pet at kennels, frost damage, a school closed
+    for a storm and a failed weld test are passing; correcting the assistant is talk about
+    the chat; a place that gets snow every year is a fact."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
