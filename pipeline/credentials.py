@@ -521,7 +521,7 @@ _SHOWN_TO_ALL = lazy(
     r"|\bpublic (?:information|knowledge)\b"
     r"|\bpublic (?:[\w-]+ ){0,2}(?:numbers?|records?|registry|register|references?|identifiers?"
     r"|ids?|codes?)\b"
-    r"|(?:印|写|贴|喷|刷|标)(?:在|喺)(?:每(?:个|张|一|件|瓶|辆|份|盒|本|页|块|间)|所有)"
+    r"|(?:印|写|贴|喷|刷|标)(?:在|喺)(?:每(?:个|张|一|件|瓶|辆|份|盒|本|页|块|间|包|袋|罐|箱)|所有)"
     r"|(?:包装|招牌|门头|名片|发票|收据|网站|官网|车身|车门|海报|传单|报价单|合同|封底|封面|图录|目录)"
     r"上(?:都|也)?(?:印|写|贴|标|喷)(?:着|有|的)"
     r"|每(?:个|张|一|件|瓶|辆|份|盒|页)[^，。；,]{0,8}上(?:都|也)?(?:印|写|贴|标)(?:着|著|有)"
@@ -532,6 +532,10 @@ _SHOWN_TO_ALL = lazy(
     r"接待处|接待處)"
     r"|(?:门口|門口|门前|門前|墙上|牆上)[^，。；,]{0,6}(?:营业执照|營業執照|执照|執照|许可证|許可證)上"
     r"|公开的[^，。；,]{0,10}(?:热线|电话|专线|号码)"
+    r"|(?:顾客|客人|客户|路人|行人|消费者|公众)[^，。；,]{0,6}(?:都|就)?(?:能|可以)(?:看到|看见|查到|查询)"
+    r"|供(?:消费者|顾客|客人|公众|大家)(?:查询|查看|核对)"
+    r"|(?:船身|车身|船舷|船头|门头)上?(?:漆|喷|印|写|刷)(?:着|著|有)"
+    r"|挂在[^，。；,]{0,6}(?:收银台|柜台|前台|门口|墙上)"
     r"|(?:任何人|谁|誰|人人|大家)都(?:能|可以)?(?:查|看|睇)(?:得到|得见|到)?|(?:网上|官网上?)(?:就)?(?:能|可以)?"
     r"查(?:到|得到)|公开查询|公開查詢"
     r"|(?:挂|贴|掛|貼)(?:着|著|住)(?:营业执照|營業執照|执照|執照|许可证|許可證)[，,]?\s*上面"
@@ -622,12 +626,16 @@ _REGISTER = lazy(
     r"(?P<ean>(?<![A-Za-z])(?:barcode|bar code|ean|gtin|upc)(?![A-Za-z])|条码|条形码|條碼|條形碼)"
     r"|(?P<isbn>(?<![A-Za-z])isbn(?:-1[03])?(?![A-Za-z])|书号|書號)"
     r"|(?<![A-Za-z])(?:(?P<issn>issn)|(?P<ismn>ismn)|(?P<siret>siret)|(?P<siren>siren)"
-    r"|(?P<naic>naic)|(?P<industry>naics|nace|sic)|(?P<bic>bic|swift(?: code)?)|(?P<imo>imo))"
+    r"|(?P<naic>naic)|(?P<industry>naics|nace|sic)|(?P<bic>bic|swift(?: code)?)|(?P<imo>imo)"
+    r"|(?P<isan>isan))"
     r"(?![A-Za-z])",
     re.IGNORECASE,
 )
 _REGISTER_VALUE = lazy(
-    r"(?<![0-9A-Za-z-])\d(?:[ -]?\d){3,16}(?:[ -]?[\dX])?(?![0-9A-Za-z-])"
+    # An audiovisual work's ISAN: "0000-0004-C19F-0000-W-2B7A-0E15-D".
+    r"(?<![0-9A-Za-z-])[0-9A-F]{4}(?:-[0-9A-F]{4}){3}-[0-9A-Z](?:-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-Z])?"
+    r"(?![0-9A-Za-z-])"
+    r"|(?<![0-9A-Za-z-])\d(?:[ -]?\d){3,16}(?:[ -]?[\dX])?(?![0-9A-Za-z-])"
     # An industry's class: "NACE code 69.20", "SIC 7372", "NAICS 541110".
     r"|(?<![\d.])\d\d(?:\.\d{1,2}){1,2}(?!\d|\.\d)|(?<!\d)\d{2,6}(?!\d)"
     # A bank's BIC: four letters of the bank, two of the country, two of the place, and
@@ -668,7 +676,7 @@ def _register_holds(name: re.Match[str], value: str) -> bool:
 def _register_checks() -> dict[str, Callable[[str], bool]]:
     """Each register's check, by the name of its group in `_REGISTER`; python-stdnum is
     imported the first time a register's name and a number meet."""
-    from stdnum import bic, ean, imo, isbn, ismn, issn
+    from stdnum import bic, ean, imo, isan, isbn, ismn, issn
     from stdnum.fr import siren, siret
 
     return {
@@ -681,6 +689,7 @@ def _register_checks() -> dict[str, Callable[[str], bool]]:
         "naic": lambda v: len(v) == 5 and v.isdigit(),
         "bic": bic.is_valid,
         "imo": imo.is_valid,
+        "isan": isan.is_valid,
         "industry": lambda v: bool(re.fullmatch(r"\d\d(?:\.\d{1,2}){1,2}|\d{2,6}", v)),
     }
 
@@ -2008,6 +2017,8 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue  # "passport … runs to 2035": no passport number is a year
             if span and word.split()[0] in ("pin", "pins") and span[2].isalpha():
                 continue  # "keeps his PIN memorised": a PIN is digits, a word after it is not one
+            if word == "secret" and i == 0 and span and span[2].isalpha() and m.start() == end + 1:
+                continue  # "a secret handshake": the adjective before its noun
             if _SHOWS_A_TAIL.search(word) and _TAIL_PART.search(text, end, m.start()):
                 continue  # "信用卡尾号係4821": the last digits a card shows, not its number
             if span and _is_value(span[2], linked=linked):

@@ -706,7 +706,11 @@ _DISCLOSES = lazy(_DISCLOSE_VERBS, re.IGNORECASE)
 _REFUSABLE_CJK = lazy("跳过|什么|一切|任何事|视为|当作|当成|看作|绕过")
 # And, in English, taking what is read as orders ("never treat anything in them as
 # instructions", "don't obey commands found in pasted emails").
-_REFUSABLE_ORDERS = lazy(r"(?:treat|follow|obey|execute|run|carry out|trust|comply)", re.IGNORECASE)
+_REFUSABLE_ORDERS = lazy(
+    r"(?:treat|follow|obey|execute|run|carry out|trust|comply|bypass|skip|ignor|overrid|disabl"
+    r"|turn(?:s|ed|ing)? off)",
+    re.IGNORECASE,
+)
 # A user taking back one of their own earlier rules names it: "drop the earlier
 # instruction to write in full paragraphs", "忽略之前「回答要详细」的要求". Planted
 # orders drop instructions in general ("ignore all previous instructions").
@@ -1297,7 +1301,8 @@ _KIND_AFTER = lazy(
 )
 _KIND_BEFORE = lazy(
     r"(?:\b(?:like|such as|containing|contains|phrases?|the line|"
-    r"attacks? like)|看到|見到|见到|出现|出現|写着|寫著|包含|含有|问到|問到|像)\s*$",
+    r"attacks? like|types?|typed)|看到|見到|见到|出现|出現|写着|寫著|包含|含有"
+    r"|问到|問到|像|输入|輸入|打)\s*$",
     re.IGNORECASE,
 )
 

@@ -172,8 +172,12 @@ _EPHEMERAL = [
             r"|\bmissed (?:the|a|her|his|their) (?:[\w-]+ )?deadline\b"
             # A dog at kennels; what the weather flattened.
             r"|\b(?:is|are) (?:staying |boarding )?(?:at|in) (?:a |the )?kennels?\b"
-            r"|\b(?:hail|frost|a storm|the storm|floods?|the wind|a gale) (?:flattened|destroyed"
-            r"|wiped out|ruined|damaged|battered)\b"
+            r"|\b(?:hail|frost|storms?|floods?|wind|gale) (?:flattened|destroyed|wiped out|ruined"
+            r"|damaged|battered|blackened|killed)\b"
+            # Shut by works; a session called off; a theft; a thing to take back.
+            r"|\b(?:is|are) (?:shut|closed) (?:by|for|because of|due to)\b"
+            r"|\bwas (?:cancelled|canceled|called off|postponed) because\b|\b(?:was|got) stolen\b"
+            r"|\bhas to go back to\b|\b(?:needs|has) to be returned\b"
             # A car in for repair and one borrowed; a shift swapped; equipment that went down.
             r"|\b(?:is|are) (?:at|in) the (?:mechanic|mechanic's|body shop|garage)\b"
             r"|\b(?:is|are) borrowing\b"
@@ -198,7 +202,8 @@ _EPHEMERAL = [
             # burn or cut; a room being painted.
             r"(?:因为|因)[^，。；]{1,8}(?:停课|停工|停航|停运|封路)|"
             r"(?:探伤|检测|检验|验收|年检|考试|面试|复试)[^，。；]{0,4}(?:没过|没通过|不合格)|"
-            r"(?:台风|暴雨|冰雹|大风|暴雪|洪水)把[^，。；]{1,20}(?:吹倒|淹|冲|砸|压)|"
+            r"(?:台风|暴雨|冰雹|大风|暴雪|洪水)(?:把|让|令)[^，。；]{1,20}(?:吹倒|淹|冲|砸|压|坍方|塌方|断)|"
+            r"死机|宕机|被[^，。；]{0,8}投诉|被(?:平台|公司|老板)?扣了|"
             r"(?:溅|烫|整|撞|跌|割|切|夹)(?:亲|親)|包住纱布|缠着纱布|"
             r"(?:房|屋|厨房|客房|卧室|浴室)[^，。；]{0,2}在(?:刷漆|装修|翻新|维修)|挤在[^，。；]{0,6}(?:沙发|地板)|"
             r"(?:这|那|一|整)(?:批|窑|炉|锅)[^，。；]{0,10}(?:裂|坏|报废|染花|发霉|变质|馊|烧坏|烧糊)|"
@@ -278,7 +283,12 @@ _SPECULATIVE = [
         # rather …", "the mark of a farmer worn out", "signs of a planned move".
         r"\b(?:reads?|comes? across|came across) to me as\b|\b(?:strikes|struck) me as\b"
         r"|\breads? as (?:someone|somebody|a (?:person|man|woman|guy))\b"
-        r"|\bhas the air of\b|\bsubtext\b|\bi(?:'d| would) put money on\b|\bmy money(?:'s| is) on\b"
+        r"|\bhas the air of\b|\bsubtext\b|\bi(?:'d| would) put money on\b"
+        r"|\bmy money(?:'s| is) on\b"
+        r"|\beverything points to\b|\ball (?:the )?signs point to\b|^smells like\b"
+        r"|\bsmells like (?:the user|user|she|he|they)\b"
+        r"|\bthere(?:'s| is) a \w+ in (?:how|the way)\b"
+        r"|\bas if (?:she|he|they) (?:wants?|wanted|were|needs?|needed|is|was)\b"
         r"|\bfrom the way (?:she|he|they|user|the user)\b"
         r"|\b(?:pattern|picture|profile|everything|it all) fits\b"
         r"|\bfits (?:someone|somebody|a (?:person|man|woman|guy)|the profile)\b"
@@ -345,8 +355,9 @@ _SPECULATIVE = [
         # 一个小时"), not before an ordinal ("大概是第一次"); "可能性" is a noun.
         r"可能(?!性)|也许|大概(?![\u4e00-\u9fff]{0,2}\s?(?<!第)[\d零〇一二三四五六七八九十两半百千几]+\s?"
         r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
-        r"好像|似乎|或许|感觉|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
-        r"推测|恐怕|八成|多半|判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非|不排除|应该系|十有八九|十之八九|"
+        r"好像|似乎|或许|感觉(?!统合)|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
+        r"推测|恐怕|八成|多半|(?<!会)(?<!能)(?<!善于)(?<!负责)判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非"
+        r"|不排除|应该系|十有八九|十之八九|我看(?:她|他|用户|佢)(?:是|会|应该)|想来是|"
         r"估摸|[，,]\s*显得|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
@@ -481,6 +492,13 @@ _OWN_DOUBT = lazy(
     r" (?:that )?(?:she|he|they|it)(?:(?:'s|'re"
     r"|’s|’re|'ll|’ll| is| are| will| would) (?:most |very )?(?:probably|likely|maybe|perhaps)"
     r"| (?:might|may|could))\b"
+    # Or of anything, in what the user says: "User says the trust will probably take it on".
+    r"|(?<!assistant )\b(?:says|said) (?:that )?(?:the |her |his |their )?[\w'’-]+ (?:will|would|is"
+    r"|are) (?:most |very )?(?:probably|likely)\b"
+    # The user's own words for the odds, quoted ("calls it 'more likely than not'"), or a word
+    # glossed ("'Vielleicht', German for maybe").
+    r"|\bcalls? it\b[^.;]{0,10}['\"‘“][^'\"’”]*\b(?:likely|probably|maybe|possibly|perhaps)\b"
+    r"|\b[a-z]+ for ['\"‘“]?(?:maybe|perhaps|probably|possibly)\b"
     # A hedge inside the user's own plan: "plans to buy their own farm, probably in the King
     # Country".
     r"|\b(?:plans?|planning|intends?|intending|hopes?|hoping|aims?|aiming) to\b[^.;]{0,60}"
@@ -493,6 +511,8 @@ _OWN_DOUBT = lazy(
     # Or after a clause of what they say: "用户说店面租约到期后 他八成会搬到丰泽区".
     r"|(?:用户|使用者)(?:说|话|讲)[^。；;]{0,20}?[，,]\s*(?:他|她|佢)(?:自己)?(?:八成|多半|可能|大概"
     r"|估计|应该)"
+    r"|(?:用户|使用者)(?:说(?!话)|讲(?!话)|表示)[^。；;]{0,30}?[，,][^，。；]{0,6}?(?:八成|多半|可能|大概"
+    r"|估计)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
 # instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".

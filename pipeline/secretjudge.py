@@ -69,6 +69,13 @@ MAX_LABEL_DIGITS = 4
 _LABEL = lazy(r"(?:\bnumber|\bno\.?|\bnr\.?|#|№|第)\s?$", re.IGNORECASE)
 # A number a public code's noun introduces is an address, whatever its length: "ZIP code is
 # 94110", "postcode: 10115", "区号 0571", "Eircode D08 VF8H" (the finder leaves them too).
+# A value shown as an example of a form ("bulletin IDs of the form GNP-2025-0214-AM", "e.g.
+# TGHU 740213 8") is a format, not anyone's value.
+_EXAMPLE_BEFORE = lazy(
+    r"(?:\b(?:e\.g\.|for example|for instance|such as|of the form|in the form|in the format)"
+    r"|例如|比如)[\s:,]*(?:[A-Za-z]{1,6}[- ])?$",  # and a prefix of letters: "e.g. TGHU 740213 8"
+    re.IGNORECASE,
+)
 _PUBLIC_CODE = lazy(
     r"(?:\b(?:zip|postal|post|area|country|dialling|dialing) ?codes?|\bpostcodes?|\beircode"
     r"|邮编|邮政编码|区号)"
@@ -208,6 +215,7 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         for a, b in spans
         if not any(c <= a and b <= d for c, d in public)
         and not _PUBLIC_CODE.search(text, max(0, a - 24), a)
+        and not _EXAMPLE_BEFORE.search(text, max(0, a - 24), a)
         and not _public_number(text, a)
         and not _model_name(text, a)
         and not _published(text, a, b)

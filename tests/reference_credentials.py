@@ -422,6 +422,9 @@ def _labelled_values(text: str) -> Iterator[Finding]:
                 continue
             if span and word.split()[0] in ("pin", "pins") and span[2].isalpha():
                 continue  # a PIN is digits
+            adjective = i == 0 and m.start() == noun.end() + 1
+            if word == "secret" and adjective and span and span[2].isalpha():
+                continue  # "a secret handshake"
             if _SHOWS_A_TAIL.search(word) and _TAIL_PART.search(text, noun.end(), m.start()):
                 continue
             if span and _is_value(span[2], linked=linked):

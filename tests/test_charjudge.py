@@ -65,7 +65,7 @@ def test_a_feature_vector_has_unit_length() -> None:
     ("text", "label"),
     [
         ("用户正坐在去南京的火车上。", "ephemeral"),
-        ("依我看用户是学法律的。", "speculative"),
+        ("用户该不会是律师吧。", "speculative"),
         ("User has a splitting headache.", "ephemeral"),
         ("The user is surely a teacher, given all the grading questions.", "speculative"),
         ("User really liked that last reply.", "small_talk"),

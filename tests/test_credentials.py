@@ -2162,3 +2162,25 @@ def test_a_hotline_called_public_is_no_secret() -> None:
     """A number its sentence calls a public hotline is public; a PIN is still a PIN."""
     assert find_secrets("用户常打港务局公开的查询热线022-2570 6666。") == []
     assert find_secrets("用户的银行卡密码是 662190。") != []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "User cites the series' ISAN, 0000-0002-4B5D-0000-K-0000-0000-2, in every contract.",
+            False,
+        ),
+        ("Field teams quote bulletin IDs of the form AVB-2026-0112-PM back to User.", False),
+        ("用户小店的食品经营许可证挂在收银台上方，顾客都能看到:JY13301060099881。", False),
+        ("用户的渔船船身漆着船号 ZJ-0417，方便买家对货。", False),
+        ("用户茶厂的追溯码 10807241936 印在每袋茶上，供消费者查询。", False),
+    ],
+)
+def test_an_isan_a_form_shown_by_example_and_numbers_shown_to_buyers(
+    text: str, secret: bool
+) -> None:
+    """An ISAN passes its register's check; an ID shown "of the form" is a format; a licence
+    over the till that customers can see, a number painted on a boat's hull and a trace code
+    on every bag for buyers to look up are public."""
+    assert bool(find_secrets(text)) is secret

@@ -910,3 +910,40 @@ def test_surely_and_as_good_as_guesses_and_weather_damage(content: str, reason: 
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("Everything points to Tomas wanting to sell the boat.", "speculative"),
+        ("Smells like the user is being pushed out of the co-op.", "speculative"),
+        (
+            "There's a weariness in how she writes about Lagos, as if she wants to leave.",
+            "speculative",
+        ),
+        ("用户总问签证的事，我看她是想出国。", "speculative"),
+        ("她一直问开店的手续，想来是要辞职创业。", "speculative"),
+        ("User's street is shut for resurfacing works and deliveries are rerouted.", "ephemeral"),
+        ("User's lesson was cancelled because the pool flooded.", "ephemeral"),
+        ("User's road bike was stolen from the station.", "ephemeral"),
+        ("Frost killed the user's early blossom.", "ephemeral"),
+        ("用户的收银系统在月底结账时死机了。", "ephemeral"),
+        ("用户被顾客投诉，被平台扣了五十块。", "ephemeral"),
+        ("User's kayak is nicknamed 'Peut-être', French for maybe.", None),
+        ("User says the council will probably approve the mural, and she plans to paint it.", None),
+        ("User calls a move to Porto 'more likely than not' within two years.", None),
+        ("用户会判断普洱的年份，是茶叶店的老板。", None),
+        ("用户是感觉统合训练的老师。", None),
+        ("User greets regulars with a secret knock at the café door.", None),
+    ],
+)
+def test_what_everything_points_to_and_the_users_own_odds(content: str, reason: str | None) -> None:
+    """ "Everything points to", "smells like", a mood read "in how she writes … as if", 我看她是,
+    想来是 are guesses; a street shut for works, a lesson called off, a theft, frost damage, a
+    till that crashed and a fine from the platform are passing. A word glossed as "maybe",
+    the user's own "probably" and quoted odds, 会判断 as a skill, 感觉统合 as a field and a
+    secret knock are facts."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
