@@ -1521,10 +1521,14 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
     # characters after the noun gives as its value and that end the clause ("助记词的前六个
     # 字是 canyon drift pillow saddle ember lotus", "seed phrase starts 'orbit canvas mellow
     # ribbon ...'"): a phrase, or the start of one.
+    # Further from the noun, the run must have a phrase's own length ("recovery phrase for
+    # User's deposit wallet is 'glacier ember … oxide'", twelve words).
     linked = _LINKED_RUN.search(text, start, end) if short else None
-    if linked and linked.start() - start <= _LINK_REACH:
+    if linked:
         words = linked.group(1).replace(",", " ").replace("、", " ").split()
-        if _FUNCTION_WORDS.isdisjoint(words):
+        near = linked.start() - start <= _LINK_REACH
+        whole = len(words) in _PHRASE_LENGTHS and linked.start() - start <= _WHOLE_PHRASE_REACH
+        if (near or whole) and _FUNCTION_WORDS.isdisjoint(words):
             yield Finding("recovery phrase", *linked.span(1))
     # A colon ends the words that name the phrase ("seed phrase: orbit ...").
     words = _WORD.finditer(text, start, end)
@@ -1568,6 +1572,8 @@ _LINKED_RUN = lazy(
     r"(?=\s*(?:\.\.\.|…)?[\"'”’]|\s*(?:[.;,。；，!！?？)」』\n]|$))"
 )
 _LINK_REACH = 12  # characters from the noun to its link: "的前六个字是"
+_PHRASE_LENGTHS = frozenset((12, 15, 18, 21, 24))  # the lengths BIP-39 gives a phrase
+_WHOLE_PHRASE_REACH = 60
 LISTED_SHARE = 0.75
 
 

@@ -2184,3 +2184,15 @@ def test_an_isan_a_form_shown_by_example_and_numbers_shown_to_buyers(
     over the till that customers can see, a number painted on a boat's hull and a trace code
     on every bag for buyers to look up are public."""
     assert bool(find_secrets(text)) is secret
+
+
+def test_a_quoted_phrase_of_a_phrases_length_is_one_even_far_from_its_noun() -> None:
+    """Twelve lower-case words quoted after "is", in the clause of a recovery noun, are a
+    phrase even when most are not BIP-39 words and the noun is some words back; a sentence
+    that only says where the phrase is kept holds none."""
+    text = (
+        "The recovery phrase for her cold-storage wallet is 'harbor quilt ember lagoon velvet"
+        " orbit canyon ripple cedar lantern meadow quartz'."
+    )
+    assert [f.kind for f in find_secrets(text)] == ["recovery phrase"]
+    assert find_secrets("The recovery phrase for the family wallet is on a steel plate.") == []
