@@ -654,7 +654,7 @@ _GRANTED = lazy(
     r"pass\w* on|hand\w* over|act(?:s|ed|ing)? on|obey\w*|follow\w*|comply|do(?:es)? (?:what|"
     r"whatever|as)|trust\w*|access\w*|view\w*|see|read)\b"
     r"|调阅|查看|查阅|获取|访问|分享|提供|告诉|发给|转发|照做|听从|执行|服从|透露|信任|知道|看到|拿到"
-    r"|进入|开门",
+    r"|进入|开门|(?:当|视)(?:作|成|系|係|是|为)[^，。；]{0,8}(?:指示|指令|命令|本人)",
     re.IGNORECASE,
 )
 
@@ -1257,7 +1257,8 @@ _ACTS_FOR_THE_USER = lazy(
     r"(?! (?:the user|user|him|her|them|me)\b)"
     r"|\b(?:text|sms|e-?mail|message|whatsapp|call|phone|contact|notify)\w* (?:every|each|all|any)"
     r"\b[^.;!?]{0,40}\bautomatically\b"
-    r"|自动(?:给|向|幫|帮)(?!用户|我|他|她)[^，。；]{1,10}(?:发|打|回)",
+    r"|自动(?:给|向|幫|帮)(?!用户|我|他|她)[^，。；]{1,10}(?:发|打|回)"
+    r"|自动把[^，。；]{1,20}(?:发|传|转)(?:到|给)[^，。；]{0,12}群",
     re.IGNORECASE,
 )
 _ORDERS_OVER_THE_USER = (
