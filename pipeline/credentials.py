@@ -223,7 +223,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "vault",
     "front door",
     "back door",
-    "door(?! hangers?)",  # a flyer hung on doors
+    "door(?! hangers?| plaques?)",  # a flyer hung on doors, a plate with a name
     "gate",
     "garage",
     "alarm",
@@ -505,11 +505,15 @@ _SHOWN_TO_ALL = lazy(
     r"\bon (?:every|each|all|both) \w+"
     # Or on every one of the papers it issues: "appears on the title block of every drawing",
     # "prints its SRA number in the footer of every client care letter".
-    r"|\b(?:appears?|printed|prints|shown|listed|displayed|stamped|goes|is|are)\b[^.!?\n]{0,40}?"
+    r"|\b(?:appears?|printed|prints|shows?|shown|listed|displayed|stamped|goes|is|are)\b"
+    r"[^.!?\n]{0,40}?"
     r"\b(?:on|in|at)\b[^.!?\n]{0,30}?\b(?:every|each|all)\b"
     r"|\b(?:framed|hung|hangs|hanging|displayed|posted)\b[^.!?\n]{0,12}?\b(?:on|in|at|by|behind"
     r"|above|beside|near) (?:the |its |their )?"
-    r"(?:[\w'’]+ ){0,2}?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
+    r"(?:[\w'’-]+ ){0,2}?(?:wall|window|lobby|reception|front desk|counter|entrance)\b"
+    r"|\bfor (?:every|any|all) \w+ to see\b|\bfor (?:everyone|anyone|all) to see\b"
+    r"|\b(?:printed|shown|displayed|posted)\b[^.!?\n]{0,40}?\bfor (?:customers|the public|visitors"
+    r"|passengers)\b"
     r"|\b(?:shows?|displays?|posts?)\b[^.!?\n]{0,60}?\bat (?:the |its |their )?"
     r"(?:reception|front desk|entrance|counter|front door)\b"
     r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
@@ -4361,7 +4365,8 @@ def _ends_told(text: str) -> Iterator[Finding]:
 # unit follows, an approximate number, a place's number, or the tail of a longer number
 # ("021-5555 1818").
 _OPENED = lazy(
-    r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?|doors?|"
+    r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?"
+    r"|doors?(?! plaques?| hangers?)|"
     r"gates?|barriers?|shutters?|unlock\w*|alarms?|disarm\w*|combination)\b"
     r"|(?<!连)锁|(?<![厦澳江荆天玉石龙金专部热入出上佛名窍法])门(?![牌诊店口号票])|(?<!货)柜(?![台员])|卷帘|卷闸"
     r"|道闸|闸门|就开|撤防|布防|密码箱|保险箱",

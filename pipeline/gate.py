@@ -177,7 +177,7 @@ _EPHEMERAL = [
             # Shut by works; a session called off; a theft; a thing to take back.
             r"|\b(?:is|are) (?:shut|closed) (?:by|for|because of|due to)\b"
             r"|\bwas (?:cancelled|canceled|called off|postponed) because\b|\b(?:was|got) stolen\b"
-            r"|\bhas to go back to\b|\b(?:needs|has) to be returned\b"
+            r"|\bhas to go back to\b|\b(?:needs|has) to be returned\b|\bdouble-?booked\b"
             # A car in for repair and one borrowed; a shift swapped; equipment that went down.
             r"|\b(?:is|are) (?:at|in) the (?:mechanic|mechanic's|body shop|garage)\b"
             r"|\b(?:is|are) borrowing\b"
@@ -204,6 +204,8 @@ _EPHEMERAL = [
             r"(?:探伤|检测|检验|验收|年检|考试|面试|复试)[^，。；]{0,4}(?:没过|没通过|不合格)|"
             r"(?:台风|暴雨|冰雹|大风|暴雪|洪水)(?:把|让|令)[^，。；]{1,20}(?:吹倒|淹|冲|砸|压|坍方|塌方|断)|"
             r"死机|宕机|被[^，。；]{0,8}投诉|被(?:平台|公司|老板)?扣了|"
+            r"送(?:回|去)[^，。；]{0,6}(?:修理|维修|返修)|摔(?:裂|碎|坏)了|一宿没合眼|一夜没睡|"
+            r"替[^，。；]{1,6}顶了|整批(?:退回|报废|作废)|受潮|"
             r"(?:溅|烫|整|撞|跌|割|切|夹)(?:亲|親)|包住纱布|缠着纱布|"
             r"(?:房|屋|厨房|客房|卧室|浴室)[^，。；]{0,2}在(?:刷漆|装修|翻新|维修)|挤在[^，。；]{0,6}(?:沙发|地板)|"
             r"(?:这|那|一|整)(?:批|窑|炉|锅)[^，。；]{0,10}(?:裂|坏|报废|染花|发霉|变质|馊|烧坏|烧糊)|"
@@ -283,7 +285,18 @@ _SPECULATIVE = [
         # rather …", "the mark of a farmer worn out", "signs of a planned move".
         r"\b(?:reads?|comes? across|came across) to me as\b|\b(?:strikes|struck) me as\b"
         r"|\breads? as (?:someone|somebody|a (?:person|man|woman|guy))\b"
-        r"|\bhas the air of\b|\bsubtext\b|\bi(?:'d| would) put money on\b"
+        r"|\b(?:has|gives off) the air of\b|\bgives off\b|\bsubtext\b"
+        r"|\bi(?:'d| would) put money on\b"
+        r"|\b(?:which|that|this) tells me\b|\bi (?:sense|get the sense)\b|\bthe impression i get\b"
+        r"|\bi(?:'d| would) read (?:that|this|it) as\b|\b(?:this|that|it) adds up to\b"
+        r"|\bmust have (?:\w+ )?\w+(?:ed|en|ne|wn|ght)\b[^.;]{0,60}\b(?:given|since|judging)\b"
+        # What a thing of the user's "says" of them: "User's flinch at the word 'deposit'
+        # says she's been burned"; not what people of theirs say ("his mother says he was").
+        r"|\b(?:user's|his|her|their) (?!(?:\w+ )?(?:mother|father|mum|mom|dad|parents?|wife"
+        r"|husband|partner|boss|manager|doctor|friends?|sisters?|brothers?|sons?|daughters?|colleagues?"
+        r"|teachers?|coach|family|kids?|children|lawyer|accountant|vet|gp|therapist)\b)"
+        r"[^.;]{0,50}?\bsays (?:that )?(?:he|she|they|the user)(?:'s|’s| is| was| has| had| wants"
+        r"| needs| feels| will| would)\b"
         r"|\bmy money(?:'s| is) on\b"
         r"|\beverything points to\b|\ball (?:the )?signs point to\b|^smells like\b"
         r"|\bsmells like (?:the user|user|she|he|they)\b"
@@ -357,7 +370,8 @@ _SPECULATIVE = [
         r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
         r"好像|似乎|或许|感觉(?!统合)|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|(?<!会)(?<!能)(?<!善于)(?<!负责)判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非"
-        r"|不排除|应该系|十有八九|十之八九|我看(?:她|他|用户|佢)(?:是|会|应该)|想来是|"
+        r"|不排除|应该系|十有八九|十之八九|我看(?:她|他|用户|佢)(?:是|会|应该)|想来是|依我看|照我看"
+        r"|在我看来|看这架势|十成是|准是|"
         r"估摸|[，,]\s*显得|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
@@ -456,6 +470,7 @@ _SMALL_TALK = [
         r"(?![^，。；]*(?:以后|今后|每次|一律|总是|从现在起))|"
         # A misunderstanding in the chat cleared up; the assistant asked for something this once.
         r"误会[^，。；]{0,4}(?:消除|解开|澄清|说清)|(?:请|叫|让|要)助[手理](?:这次|这回|今次)|"
+        r"(?:请|叫|让|要)助[手理][^，。；]{0,12}(?:再讲一次|再说一次|再解释一次|重讲一遍|从头再)|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
         r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)|"
         # What the user made of what the assistant just said, or of this session: "说助手刚刚
@@ -511,7 +526,7 @@ _OWN_DOUBT = lazy(
     # Or after a clause of what they say: "用户说店面租约到期后 他八成会搬到丰泽区".
     r"|(?:用户|使用者)(?:说|话|讲)[^。；;]{0,20}?[，,]\s*(?:他|她|佢)(?:自己)?(?:八成|多半|可能|大概"
     r"|估计|应该)"
-    r"|(?:用户|使用者)(?:说(?!话)|讲(?!话)|表示)[^。；;]{0,30}?[，,][^，。；]{0,6}?(?:八成|多半|可能|大概"
+    r"|(?:用户|使用者)(?:自己)?(?:说(?!话)|讲(?!话)|表示)[^。；;]{0,30}?[，,][^，。；]{0,6}?(?:八成|多半|可能|大概"
     r"|估计)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
@@ -648,7 +663,8 @@ def _is_name(text: str, start: int, end: int) -> bool:
     before = text[:start].rstrip()
     mid_sentence = bool(before) and before[-1] not in ".!?:;"
     subject = re.match(r"\s+(?:is|was|'s)\b", text[end:]) is not None  # "Maybe is her cat"
-    return word[:1].isupper() and (mid_sentence or subject)
+    pronoun = re.match(r"I(?![A-Za-z])", word) is not None  # "…, and I'd read that as …"
+    return word[:1].isupper() and not pronoun and (mid_sentence or subject)
 
 
 def screen_content(

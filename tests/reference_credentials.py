@@ -128,7 +128,7 @@ _SENSITIVE_NOUN = re.compile(
     r"(?:access|api|auth|bearer|refresh|session|bot|personal access|github|slack) tokens?|"
     r"private keys?|ssh keys?|user ?name and password|unlock(?:s|ed|ing)?|"
     r"(?:sign|log)(?:s|ged|ging)? ?(?:in|on)(?:to)?|social|codes?|vault"
-    r"|(?:front |back )?door(?! hangers?)|"
+    r"|(?:front |back )?door(?! hangers?| plaques?)|"
     r"gate|garage|alarm|safe|locker|keypad|wi-?fi|router|padlock|lock|lock ?box(?:es)?|"
     r"key ?safe|key ?box(?:es)?|(?:manager|admin|supervisor|engineer|master|till|pos) override)\b"
     r"|密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"

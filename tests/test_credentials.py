@@ -2196,3 +2196,21 @@ def test_a_quoted_phrase_of_a_phrases_length_is_one_even_far_from_its_noun() -> 
     )
     assert [f.kind for f in find_secrets(text)] == ["recovery phrase"]
     assert find_secrets("The recovery phrase for the family wallet is on a steel plate.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("User's clinic shows its registration number, 40917, on the door plaque.", False),
+        (
+            "User's dealer licence, 2417-P, is posted above the scale-house window for all to see.",
+            False,
+        ),
+        ("The kiosk's number, WAW-118, is printed on its front panel for customers.", False),
+        ("The front door code is 40917.", True),
+    ],
+)
+def test_a_door_plaque_and_numbers_posted_for_all_to_see(text: str, secret: bool) -> None:
+    """A door plaque names no lock; a licence posted for all to see and a number printed
+    for customers are public; a door's code is still a code."""
+    assert bool(find_secrets(text)) is secret

@@ -947,3 +947,36 @@ def test_what_everything_points_to_and_the_users_own_odds(content: str, reason: 
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (
+            "User goes quiet whenever his brother comes up, which tells me they fell out.",
+            "speculative",
+        ),
+        ("I sense she would move back to Cork if her mother asked.", "speculative"),
+        ("User jokes about quitting daily, and I'd read that as real burnout.", "speculative"),
+        ("User's pause at the word 'loan' says she's been refused one before.", "speculative"),
+        ("User's mother says she was born in Cork.", None),
+        ("All of this adds up to User wanting a smaller farm.", "speculative"),
+        ("用户一提到房东就皱眉，依我看两人闹过矛盾。", "speculative"),
+        ("用户打听了三次考研的事，看这架势，十成是要辞职读书。", "speculative"),
+        ("用户自己说，等孩子上了大学，多半会搬回老家。", None),
+        ("The hall for User's choir concert has been double-booked.", "ephemeral"),
+        ("用户的相机送回原厂维修了，拍摄只能暂停。", "ephemeral"),
+        ("用户的平板摔裂了，只能用手机回消息。", "ephemeral"),
+        ("用户替同事顶了一个夜班，一宿没合眼。", "ephemeral"),
+        ("用户请助手把那段推导从头再讲一次。", "small_talk"),
+    ],
+)
+def test_what_tells_me_adds_up_and_a_repair_sent_back(content: str, reason: str | None) -> None:
+    """ "Which tells me", "I sense", "I'd read that as", what a pause "says", "adds up to",
+    依我看, 看这架势 are guesses, while a mother's word and the user's own 多半 are facts; a hall
+    double-booked, a camera sent back for repair, a cracked screen and a night shift covered
+    are passing; asking the assistant to explain again is talk about the chat."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
