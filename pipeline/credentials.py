@@ -2070,7 +2070,7 @@ OTHER_PASSWORD_NOUNS: tuple[str, ...] = (
     "mdp",
     "contraseñas?",
     "contrasenas?",
-    "clave(?: de acceso| secreta| tributaria| única| unica)?",
+    "clave(?: de acceso| secreta| tributaria| ?única| ?unica)?",  # "ClaveÚnica" too
     "senhas?",
     "palavra-passe",
     "parola d'ordine",

@@ -2214,3 +2214,9 @@ def test_a_door_plaque_and_numbers_posted_for_all_to_see(text: str, secret: bool
     """A door plaque names no lock; a licence posted for all to see and a number printed
     for customers are public; a door's code is still a code."""
     assert bool(find_secrets(text)) is secret
+
+
+def test_a_chilean_clave_unica_written_as_one_word_is_a_password_noun() -> None:
+    """ "ClaveÚnica", the Chilean state login, written as one word, names a password."""
+    assert find_secrets("Diego's ClaveÚnica for the SII portal is Quellon.42Rio.") != []
+    assert find_secrets("Diego's ClaveÚnica login works again after the reset.") == []
