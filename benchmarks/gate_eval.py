@@ -61,7 +61,7 @@ NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 def load(part: str) -> list[dict[str, Any]]:
     """The rows of one part: `tune` (trained and tuned on), `heldout`, `final`, `blind`,
-    `heldout2`, `heldout3`, `heldout4`, `heldout5`, `heldout6` to `heldout148`."""
+    `heldout2`, `heldout3`, `heldout4`, `heldout5`, `heldout6` to `heldout150`."""
     with (CORPUS / f"{part}.jsonl").open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
