@@ -133,6 +133,8 @@ _SSN = lazy(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?
 # that letter, so a text with no sensitive noun costs one pass of a character check. The
 # order is the order of preference where two nouns start at the same place.
 _CODE_WORDS = r" ?(?:codes?|keys?|phrases?|pins?)"
+# "Door" in the name of something that opens nothing: a flyer hung on doors, a name plate.
+_NOT_A_DOOR = r"(?! hangers?| plaques?)"
 SENSITIVE_NOUNS: tuple[str, ...] = (
     "pass(?:word|wd|w|phrase|code|key)s?",
     "pa?ss?w[o0]?r?ds?",  # "passwrd", "pasword", "passw0rd": typed in haste
@@ -223,7 +225,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
     "vault",
     "front door",
     "back door",
-    "door(?! hangers?| plaques?)",  # a flyer hung on doors, a plate with a name
+    "door" + _NOT_A_DOOR,
     "gate",
     "garage",
     "alarm",
@@ -4366,7 +4368,7 @@ def _ends_told(text: str) -> Iterator[Finding]:
 # ("021-5555 1818").
 _OPENED = lazy(
     r"\b(?:(?:pad)?locks?|locked|keypads?|key ?safes?|lock ?box(?:es)?|safes?|lockers?"
-    r"|doors?(?! plaques?| hangers?)|"
+    r"|doors?" + _NOT_A_DOOR + r"|"
     r"gates?|barriers?|shutters?|unlock\w*|alarms?|disarm\w*|combination)\b"
     r"|(?<!连)锁|(?<![厦澳江荆天玉石龙金专部热入出上佛名窍法])门(?![牌诊店口号票])|(?<!货)柜(?![台员])|卷帘|卷闸"
     r"|道闸|闸门|就开|撤防|布防|密码箱|保险箱",
