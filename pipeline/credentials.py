@@ -247,7 +247,7 @@ SENSITIVE_NOUNS: tuple[str, ...] = (
 SENSITIVE_NOUNS_CJK: tuple[str, ...] = tuple(
     (
         "密码|口令|验证码|校验码|动态码|身份证(?:号码?)?|银行卡(?:号码?)?|信用卡(?:号码?)?|卡号|"
-        "(?<!书)(?<!音)(?<!博)(?<!众)(?<!手)(?<!站)(?<!频)账号|帐号|账户|护照(?:号码?)?|社保(?:卡)?号|"
+        "(?<!书)(?<!音)(?<!博)(?<!众)(?<!手)(?<!站)(?<!频)账号|帐号|账户|银行户口|护照(?:号码?)?|社保(?:卡)?号|"
         "门禁(?:码|卡)?|支付密码|密钥|秘钥|令牌|"
         "助记词|私钥|取件码|安全码|PIN码|pin码|PUK码|puk码|备用码|恢复码|两步验证|二次验证|双重验证|开锁|解锁|"
         "纳税人识别号|税号|统一社会信用代码|驾驶证号|驾照号|社保电脑号|撤防码|布防码|报警码|开门码|"
@@ -1436,7 +1436,7 @@ def _bip39_words() -> frozenset[str]:
 
 
 _WORD = lazy(r"[A-Za-z]+")
-_PHRASE_GAP = lazy(r"^[\s,;:.\-()\d\"'“”]*$")
+_PHRASE_GAP = lazy(r"^[\s,;:.\-()\d\"'“”/|]*$")
 MIN_PHRASE_WORDS = 12
 
 
@@ -1485,7 +1485,7 @@ def _list_runs(
 # such a noun ("is stored on a steel plate in the safe") breaks a run of list words within a
 # few words.
 MIN_NAMED_PHRASE_WORDS = 6
-_NAMED_GAP = lazy(r"^[\s,;.\-()\d\"'“”]*$")
+_NAMED_GAP = lazy(r"^[\s,;.\-()\d\"'“”/|]*$")
 _NAMED_HAN_PHRASE = lazy(
     r"[:：是为為]\s*[\"'“‘「『]?((?:[\u4e00-\u9fff]{1,4}[ \u3000,，、]+){5,}[\u4e00-\u9fff]{1,4})"
 )
@@ -1543,7 +1543,7 @@ def _phrase_after(text: str, start: int, end: int, *, short: bool) -> Iterator[F
     # words after the noun, three in four of them list words.
     listed = _bip39_words()
     for run in re.compile(_LOWER_RUN).finditer(text, start, end):
-        run_words = run.group().replace(",", " ").split()
+        run_words = re.split(r"[ ,/|]+", run.group())
         known = sum(word in listed for word in run_words)
         if known >= MIN_NAMED_PHRASE_WORDS and known >= LISTED_SHARE * len(run_words):
             yield Finding("recovery phrase", run.start(), run.end())
@@ -1571,7 +1571,8 @@ def _bip39_shortened() -> frozenset[str]:
     return frozenset(w[:4] for w in _bip39_words())
 
 
-_LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:[ ,]+[a-z]+){5,23}(?![A-Za-z])"  # compiled on first use
+# Compiled on first use; words apart by spaces, commas, slashes or bars ("orbit velvet / stage").
+_LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:(?: ?[,/|] ?| )+[a-z]+){5,23}(?![A-Za-z])"
 _LINKED_RUN = lazy(
     r"(?:[:：=]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"
     r"((?:[a-z]{3,8}[ ,、]+){3,23}[a-z]{3,8})"

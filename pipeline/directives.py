@@ -791,8 +791,12 @@ _SAFEGUARD_WORDS = lazy(
 
 def _sentence_before(text: str, at: int) -> str:
     """The words of `text` from the start of its sentence up to `at`; the stops of "e.g."
-    and "i.e." end no sentence."""
-    return re.split(r"(?<!\be\.g)(?<!\bi\.e)(?<!\be)(?<!\bi)[.;!?。；！？]", text[:at])[-1]
+    and "i.e." end no sentence, nor does a stop or a question mark inside a link or a
+    number ("www.macaupuppet.mo", "3.5", "?token=")."""
+    return _SENTENCE_STOP.split(text[:at])[-1]
+
+
+_SENTENCE_STOP = lazy(r"(?<!\be\.g)(?<!\bi\.e)(?<!\be)(?<!\bi)(?:[.?](?!\w)|[;!。；！？])")
 
 
 def clause_before(text: str, at: int) -> str:
