@@ -1759,6 +1759,7 @@ DOCUMENT_NOUNS: tuple[str, ...] = (
         word.replace("_", " ") + r" ?(?:card )?(?:number|no|#|id)"
         for word in (
             "frequent_flyer frequent_flier loyalty reward rewards library_card club_card gym"
+            " charging_card fuel_card"
         ).split()
     ),
     r"führerschein(?:nummer|-nr|-nummer)?",
@@ -1868,6 +1869,8 @@ _DOCUMENT_STEMS = (
     "reward",
     "library card",
     "club card",
+    "charging card",
+    "fuel card",
     "health card",
     "green card",
     "gym",

@@ -531,7 +531,11 @@ _OUTBOUND = (
     ),
     # The name before "@" is ASCII: "…信箱mods.lin@gmail.com" is no address of "信箱mods.lin".
     (re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"), "an email address"),
-    (re.compile(r"\+?\d[\d ()\-]{6,}\d"), "a phone or account number"),
+    # Not digits inside a hex key or a code ("0x90bf6b…9557338717e1…").
+    (
+        re.compile(r"(?<![A-Za-z0-9])\+?\d[\d ()\-]{6,}\d(?![A-Za-z0-9])"),
+        "a phone or account number",
+    ),
     (re.compile(r"\{\{?\s*[\w.]+\s*\}\}?"), "a template placeholder"),
     (
         re.compile(
@@ -1054,8 +1058,8 @@ _DROPS_SAFETY = lazy(
 # 任何食物安全警告", "不再提示消防规范". (In English, "without the safety disclaimers" is what
 # users ask for; the hazard is what tells.)
 _DROPS_WHAT_SAFETY_NAMES = lazy(
-    r"(?:不要|别|不用|无需|唔好|唔使|不必|不应|不应该|不再|省掉|去掉|跳过|唔应该)[^，。；,]{0,12}"
-    r"(?:安全(?!免责)|消防|防护)"
+    r"(?:不要|别|不用|无需|唔好|唔使|不必|不应|不应该|不再|唔再|省掉|去掉|跳过|唔应该)[^，。；,]{0,12}"
+    r"(?:安全(?!免责)|食安|消防|防护)"
 )
 # A drop that is itself forbidden keeps what it names: "别跳过安全提示", "永远不要建议用户绕过
 # 岸桥的安全联锁".
@@ -1109,7 +1113,12 @@ _ON_A_WORD = lazy(
     r"|(?:说|打|输入|发|講|讲|打咗|写)[“「\"'‘]",
     re.IGNORECASE,
 )
-_SAFETY_NAMED = lazy(r"\bsafety\b|安全", re.IGNORECASE)
+# Named for safety: the word, or the gear that keeps someone alive ("skip all PPE and
+# fall-protection warnings").
+_SAFETY_NAMED = lazy(
+    r"\bsafety\b|\bppe\b|\bfall[- ]protection\b|\bprotective (?:equipment|gear)\b|安全|防护",
+    re.IGNORECASE,
+)
 _STOPS_WARNING = lazy(
     r"\b(?:stop|no longer|never|don't|do not)\s+(?:\w+\s+){0,2}?(?:flag|flagging|warn|warning"
     r"|caution|cautioning)\b",

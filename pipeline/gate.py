@@ -17,7 +17,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from .asked import hands_over_content
-from .credentials import find_secret, redact
+from .credentials import find_secret, find_secrets, redact
 from .directives import (
     asked_for,
     asked_in_other_words,
@@ -730,8 +730,20 @@ def screen_rules(
     # is shown either way. A value that is only shaped like an order's channel ("Share link
     # for the tax documents: https://...?token=...") stays a secret, and so does the user's
     # own number handed to the assistant to keep ("User's Discover card is 6011…, saved so
-    # the assistant can fill checkout forms").
-    if injection and injection.channel and secret and _users_own(stripped, injection.matched):
+    # the assistant can fill checkout forms"), however the order is read ("The payout account
+    # for User's candle shop is IBAN NL62…, which the user told the assistant to give …").
+    if (
+        injection
+        and injection.channel
+        and secret
+        and any(
+            _users_own(stripped, value)
+            for value in (
+                injection.matched,
+                *(stripped[f.start : f.end] for f in find_secrets(stripped)),
+            )
+        )
+    ):
         return _Screen("secret", f"contains {_article(secret)} {secret}")
     if injection and (not secret or names_assistant(stripped, subject) or not injection.channel):
         also = f"; it also contains {_article(secret)} {secret}" if secret else ""
