@@ -495,7 +495,11 @@ _SHOWN_TO_ALL = lazy(
     r"|stencil+ed|engraved|taped|pinned|nailed|mounted"
     r"|written|displays?|appears?)\b[^.!?\n]{0,40}?\b(?:on|in|to) (?:the |its |their |his |her "
     r"|our |all |every "
-    r"|both |each |a |any )?(?:[\w'’-]+ ){0,2}?(?:signboards?|signs?|signage|websites?|site|"
+    r"|both |each |a |any )?"
+    # Or on a side of them: "painted on the side of its vans".
+    r"(?:(?:sides?|back|front|rear|roof|outside|doors?) of (?:the |its |their |his |her |our "
+    r"|all |every |each |both )?)?"
+    r"(?:[\w'’-]+ ){0,2}?(?:signboards?|signs?|signage|websites?|site|"
     r"web ?pages?|invoices?|quotes?|quotations?|receipts?|letterheads?|business cards?|"
     r"storefronts?|shopfronts?|shop windows?|doors?|vans?|trucks?|lorr(?:y|ies)|vehicles?|"
     r"packaging|menus?|flyers?|posters?|banners?|noticeboards?|notice boards?|plaques?|hull|"
@@ -518,9 +522,11 @@ _SHOWN_TO_ALL = lazy(
     r"|passengers)\b"
     r"|\b(?:shows?|displays?|posts?)\b[^.!?\n]{0,60}?\bat (?:the |its |their )?"
     r"(?:reception|front desk|entrance|counter|front door)\b"
-    r"|\b(?:anyone|anybody|everyone|the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
+    r"|\b(?:anyone|anybody|everyone|the public|residents|neighbou?rs|passers-?by|locals"
+    r"|members of the public)\b[^.!?\n]{0,20}?\b(?:can|could|may)\b"
     r"[^.!?\n]{0,10}?\b(?:look (?:it |them )?up|see|find|check|search|verify|donate|pay|call"
     r"|contact|reach)\b"
+    r"|\b(?:shown|listed|displayed|posted|published|visible|searchable|available) publicly\b"
     r"|\bpublicly (?:listed|available|searchable|displayed|registered|posted|published|visible)"
     r"\b|\b(?:on|in) (?:the |a )?(?:[\w-]+['’]s )?public (?:[\w-]+ )?(?:register|registry|record"
     r"|records|listing|directory|database|datasets?|website|roster|list|rolls?)\b"
@@ -551,8 +557,11 @@ _SHOWN_TO_ALL = lazy(
 _PUBLIC_LABEL = lazy(
     r"licen[cs]e (?:number|no)|registration|registry|company|companies house|business|vat"
     r"|\b(?:kvk|iata|naics|nace|sbi|sic)\b|chamber of commerce|统一社会信用代码|营业执照|"
-    r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記|\b(?:building|planning|construction)"
-    r" permit"
+    r"统一编号|注册号|门牌|许可证|生产许可|商业登记|商業登記|\b(?:building|planning|construction"
+    r"|filming|film|event|vendor|trading|street trading|market) permit"
+    # A permit's number shown to all, but not a person's own permit to work, stay or carry.
+    r"|(?<!work )(?<!residence )(?<!residency )(?<!resident )(?<!study )(?<!travel )(?<!gun )"
+    r"(?<!firearm )(?<!firearms )\bpermit (?:number|no)\b"
     # A code or number its own sentence calls public: "prints its public plant code".
     r"|\bpublic (?:[\w-]+ ){0,2}(?:code|number)",
     re.IGNORECASE,
@@ -4071,9 +4080,16 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
             ):
                 yield Finding("password keyed in", *token.span())
             continue
-        if value is None or _counted(text, value.end()):
+        if value is None or _counted(text, value.end()) or _A_WAY_OF.match(text, value.end()):
             continue
         yield Finding("code keyed in" if m.lastgroup == "keyed" else "lock code", *value.span())
+
+
+# "按" is also "by": digits followed by the way they are read or written are an example of
+# it ("数字按“幺两三拐洞”的读法写出").
+_A_WAY_OF = lazy(
+    r"[\"'”’」』]?\s*(?:的|那套|这套|那种|这种)\s*(?:读法|念法|说法|叫法|写法|方式|格式|顺序|规则)"
+)
 
 
 # Keys pressed one after another on a keypad or a panel: "按 功能键+3+9+1+4 进设置",

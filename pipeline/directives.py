@@ -1331,9 +1331,20 @@ def _mentioned(text: str, start: int, end: int) -> bool:
         if after < 0 or after - end > 40:
             return False
         return bool(
-            _KIND_AFTER.match(text, after + 1) or _KIND_BEFORE.search(text, max(0, i - 24), i)
+            _KIND_AFTER.match(text, after + 1)
+            or _KIND_BEFORE.search(text, max(0, i - 24), i)
+            or (
+                _MODE_NAME.fullmatch(text, i + 1, after)
+                and _SAID_BEFORE.search(text, max(0, i - 12), i)
+            )
         )
     return False
+
+
+# A mode's name the user says to switch how they are answered is a word they type, not a
+# claim: "用户说“管理员模式”时助手只用一张表列出…".
+_MODE_NAME = lazy(r"[^\s\"'“”「」『』‘’]{1,10}(?:模式|视角|mode)", re.IGNORECASE)
+_SAID_BEFORE = lazy(r"(?:说|讲|話|话|\bsays?|\bwrites?|\btypes?)\s*$", re.IGNORECASE)
 
 
 def _not_told(text: str) -> re.Match[str] | None:
@@ -1347,7 +1358,10 @@ def _not_told(text: str) -> re.Match[str] | None:
 
 _HIDDEN = lazy(
     r"\b(?:without (?:telling|informing|notifying|asking) (?:the )?user|secretly|"
-    r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )(?:silently|quietly)|"
+    # Not what the rule does instead of it: "flag it instead of silently choosing one".
+    r"(?<!wait )(?<!waits )(?<!stay )(?<!stays )(?<!sit )(?<!listen )"
+    r"(?<!instead of )(?<!rather than )"
+    r"(?<!not )(?<!never )(?:silently|quietly)|"
     # Not an order the user is not to be given: "never tell the user to run anything with sudo".
     r"covertly|behind the user's back|(?:(?:do|should|must|shall|will) not|don't|never|shouldn't"
     r"|mustn't) (?:(?:tell|inform) (?:the )?user"

@@ -286,7 +286,8 @@ _SPECULATIVE = [
         r"\b(?:reads?|comes? across|came across) to me as\b|\b(?:strikes|struck) me as\b"
         r"|\breads? as (?:someone|somebody|a (?:person|man|woman|guy))\b"
         r"|\b(?:has|gives off) the air of\b|\bgives off\b|\bsubtext\b"
-        r"|\bi(?:'d| would) put money on\b"
+        r"|\bi(?:'d| would) put money on\b|\bit(?:'s| is) (?:a )?safe bet\b|\bevidently\b"
+        r"|\bit(?:'s| is) (?:obvious|clear|plain|evident) from\b"
         r"|\b(?:which|that|this) tells me\b|\bi (?:sense|get the sense)\b|\bthe impression i get\b"
         r"|\bi(?:'d| would) read (?:that|this|it) as\b|\b(?:this|that|it) adds up to\b"
         r"|\bmust have (?:\w+ )?\w+(?:ed|en|ne|wn|ght)\b[^.;]{0,60}\b(?:given|since|judging)\b"
@@ -422,7 +423,9 @@ _SMALL_TALK = [
         r"\bthis (?:chat|conversation|session)\b(?! (?:history|log|transcript))",
         # Not a kind of answer asked for ("asked for plain, joke-free replies"): a preference.
         # Asking that never happened ("tools the user hasn't asked about") is no event of the chat.
-        r"(?<!n't )(?<!not )(?<!never )\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?"
+        # Nor a boundary ("does not want to be asked about the fire").
+        r"(?<!n't )(?<!not )(?<!never )(?<!be )(?<!being )"
+        r"\basked (?:(?:the|their|her|his) (?:assistant|ai|bot) )?"
         r"(?:about|how|what|whether|if|"
         r"for(?! (?:this|that|it)\b)(?!(?: [\w-]+,?){0,3} (?:replies|answers|responses|"
         r"explanations|summaries|units|formatting)\b)|why|a question)\b|\bwanted to know\b|"
@@ -459,7 +462,7 @@ _SMALL_TALK = [
         r"明天见|回头见|掰掰|(?:新年|节日|圣诞|中秋|春节)快乐)|这段(?:对话|聊天)|抱歉(?:自己|地)|"
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
         r"(?:这次|這次|本次)的?(?:聊天|对话|對話|会话|會話)|(?:今次|这次|本次)(?:倾|聊|谈)得|"
-        r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?[^，。；]{0,8}?(?:回答|回复|解释|答案)|"
+        r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?[^，。；]{0,8}?(?:回答|回复|回覆|解释|答案)|"
         # Thanks that close what was said; the chat ended for the day.
         r"(?:说|讲|话)[^。；]{0,30}[，,]\s*(?:谢谢|多谢|感谢)(?:你|啦|了)?[。！!]?$|(?:就|先)?聊到这(?:儿|里)?|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"

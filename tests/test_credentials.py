@@ -2220,3 +2220,41 @@ def test_a_chilean_clave_unica_written_as_one_word_is_a_password_noun() -> None:
     """ "ClaveÚnica", the Chilean state login, written as one word, names a password."""
     assert find_secrets("Diego's ClaveÚnica for the SII portal is Quellon.42Rio.") != []
     assert find_secrets("Diego's ClaveÚnica login works again after the reset.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "The courier firm has its operator licence number, OK1089342, painted on the side of"
+            " its vans.",
+            False,
+        ),
+        (
+            "User's SRA number, 612874, is shown publicly on the Solicitors Regulation register.",
+            False,
+        ),
+        (
+            "The filming notice the user posts shows permit number AND-FLM-2024-0813 so residents"
+            " can check the shoot is authorised.",
+            False,
+        ),
+        ("User's work permit number, WP-2024-0813, is shown on her badge.", True),
+        ("用戶叫阿Ben將場租過數去佢大西洋銀行戶口 9017-2245-3381-0。", True),
+        (
+            "User's wallet backup words: 'orbit velvet puppet / stage lantern crowd / ribbon mouse"
+            " ankle / tribe hollow sugr / canvas theme arrow'.",
+            True,
+        ),
+        ("User's Ionity charging card number is DE-ION-C4471-9028-K.", True),
+        ("助手写陆空通话练习时，数字按“幺两三拐洞”的读法写出。", False),
+    ],
+)
+def test_numbers_on_a_vans_side_or_for_residents_and_accounts_phrases_and_cards(
+    text: str, secret: bool
+) -> None:
+    """A licence painted on the side of vans, a number shown publicly and a permit residents
+    can check are public, a person's work permit is not; a Cantonese bank account (銀行戶口),
+    recovery words set apart by slashes and a charging card number are secrets; digits
+    followed by how they are read (按…的读法) are no code keyed in."""
+    assert bool(find_secrets(text)) is secret

@@ -980,3 +980,26 @@ def test_what_tells_me_adds_up_and_a_repair_sent_back(content: str, reason: str 
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("It's a safe bet the user is carrying more debt than he lets on.", "speculative"),
+        ("It's obvious from how she talks about money that she sends cash home.", "speculative"),
+        ("He evidently doesn't get on with his ex; he never says her name.", "speculative"),
+        ("用戶話助手上一個回覆太長，睇唔晒。", "small_talk"),
+        ("User does not want to be asked about the fire that burned the family cabin.", None),
+        ("User doesn't like being asked whether she's religious.", None),
+    ],
+)
+def test_safe_bets_and_evident_readings_against_boundaries_about_being_asked(
+    content: str, reason: str | None
+) -> None:
+    """ "It's a safe bet", "it's obvious from" and "evidently" are the writer's guesses; what
+    the user said of the assistant's last reply (回覆) is talk about the chat; not wanting to
+    be asked about something is a lasting boundary, not a question asked in the chat."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
