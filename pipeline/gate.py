@@ -361,7 +361,17 @@ _SPECULATIVE = [
         r"\bthe way (?:she|he|they|user|the user|[\w'’-]+) (?:\w+ )?(?:talks|writes|speaks|types"
         r"|describes|phrases|rewrites|mentions|words|asks|reacts|responds|replies|throws)\b|"
         r"(?<!has )(?<!have )(?<!had )\bno doubt\b|"
-        r"\b(?:is|was|are|were) clearly\b(?! (?:stated|said|told|explained|written|labell?ed))|"
+        r"\b(?:is|was|are|were) (?:clearly|obviously|evidently|plainly|surely)\b"
+        r"(?! (?:stated|said|told|explained|written|labell?ed|marked|signposted|visible))|"
+        # The writer's certainty opening the text, or of what the user did: "Clearly she has
+        # had a bad experience", "she surely trained over there".
+        r"^(?:clearly|obviously|surely|plainly)\b|\b(?:she|he|they|user|the user) surely\b|"
+        # What the evidence lets anyone see: "you can tell from how he describes …", "one
+        # gets the impression", "her stories make it plain she distrusts …".
+        r"\b(?:you|one) (?:can|could) (?:tell|see)\b|\b(?:one|you) gets? the (?:impression|sense"
+        r"|feeling)\b|\bi get the (?:impression|feeling)\b"
+        r"|\b(?:user's|his|her|their|[\w-]+['’]s) (?:[\w-]+ ){0,3}?[\w-]+s make it (?:plain|clear"
+        r"|obvious)\b|"
         # What the user's habits give away: "mark him as British-born", "give away that …".
         r"\b(?:user's|his|her|their|[\w-]+['’]s) (?:[\w-]+ ){0,10}?(?:gives? away|gave away"
         r"|betrays?|betrayed|marks? (?:him|her|them) (?:out )?as)\b",
@@ -378,6 +388,7 @@ _SPECULATIVE = [
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
         # Judging from something: "从用户对德语文献的熟悉程度来看" before a conclusion.
         r"(?:从|由)[^，。；]{2,30}(?:来看|看来|判断|看得出)|(?:从|由)[^，。；]{2,30}看[，,]|显然|"
+        r"不难(?:看出|发现|猜到|想见)|"
         # What the user's words or ways give away: "用户的用字遣词透露出她对主管很不满".
         r"(?:的|嘅)[^，。；]{1,12}(?:透露|流露|暴露|显露|反映)出|"
         r"一(?:听|看|睇)就(?:是|系|知|晓得|知道)|"
@@ -429,7 +440,10 @@ _SMALL_TALK = [
         r"(?:about|how|what|whether|if|"
         r"for(?! (?:this|that|it)\b)(?!(?: [\w-]+,?){0,3} (?:replies|answers|responses|"
         r"explanations|summaries|units|formatting)\b)|why|a question)\b|\bwanted to know\b|"
-        r"\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b",
+        r"\bjoked\b|\bapologi[sz]ed\b|\bsaid sorry\b"
+        # A question asked again in the chat.
+        r"|\brepeated (?:his|her|their|the|a) (?:[\w-]+ )?question\b"
+        r"|\basked (?:the same|that|this) question (?:again|twice)\b",
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         # What the user made of an answer once: "found the assistant's walkthrough easy to
         # follow" (not what they find in general: "finds bullet summaries easier to read").
@@ -476,6 +490,9 @@ _SMALL_TALK = [
         r"(?:请|叫|让|要)助[手理][^，。；]{0,12}(?:再讲一次|再说一次|再解释一次|重讲一遍|从头再)|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
         r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)|"
+        # Or of the answer it gave on something: "话助手讲八达通退款嗰个答案太长".
+        r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:讲|说|答|解释)[^，。；]{1,12}(?:嗰个|𠮶个|那个|的|嘅)"
+        r"(?:答案|回答|回复|回覆|解释)|"
         # What the user made of what the assistant just said, or of this session: "说助手刚刚
         # 讲的冷笑话真的很冷", "觉得这次用问答卡片的方式复习很有趣".
         r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:刚才|刚刚|啱啱|头先|今天|今日|这次|今次)|"

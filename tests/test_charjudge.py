@@ -67,7 +67,7 @@ def test_a_feature_vector_has_unit_length() -> None:
         ("用户正坐在去南京的火车上。", "ephemeral"),
         ("用户该不会是律师吧。", "speculative"),
         ("User has a splitting headache.", "ephemeral"),
-        ("The user is surely a teacher, given all the grading questions.", "speculative"),
+        ("User is bound to be a teacher, given all the grading questions.", "speculative"),
         ("User really liked that last reply.", "small_talk"),
         ("用户嗓子哑了，说不出话。", "ephemeral"),
         ("用户说这些建议很专业。", "small_talk"),
