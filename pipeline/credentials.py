@@ -581,7 +581,11 @@ _GENERIC_LABEL = lazy(
 # A tax number is a business's when the words before it say so ("User's company tax number,
 # 514 882 301, is printed on all his invoices"); a person's is kept private.
 _TAX_LABEL = lazy(r"value labelled '(?:tax (?:number|no\.?|id)|tin|ein|税号|稅號)'", re.I)
-_SENTENCE_MARKS = lazy(r"[.!?。！？\n](?:\s|$)|[。！？\n]")
+# The stop of "no." or "Dr." before a number or a name ends no sentence ("licence no. 784512").
+_SENTENCE_MARKS = lazy(
+    r"(?<!\bno)(?<!\bNo)(?<!\bNO)(?<!\bnr)(?<!\bDr)(?<!\bdr)(?<!\bMr)(?<!\bMs)(?<!\bSt)"
+    r"[.!?。！？\n](?:\s|$)|[。！？\n]"
+)
 
 
 def _public_reference(text: str, finding: Finding) -> bool:

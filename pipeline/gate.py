@@ -354,7 +354,7 @@ _SPECULATIVE = [
         # "Must" as a conclusion, not a duty: what must have been (a past duty is "had to"),
         # or must be by the evidence given ("must be preparing for an audition, since …").
         r"\bmust have been\b|"
-        r"\b(?:must|has to|have to) be\b[^.;]{1,60}?(?:,|—|–| -)?\s(?:since|given|judging"
+        r"\b(?:must|has to|have to) (?:be|have)\b[^.;]{1,60}?(?:,|—|–| -)?\s(?:since|given|judging"
         r"|seeing as)\b|\bgiven\b[^.;]{1,60}?,\s*(?:[\w'’]+ ){0,3}?(?:must|has to|have to) be\b|"
         # The manner as the evidence: "the way she rewrites every message says she's anxious";
         # the writer's certainty: "there's no doubt she's angling for his job".
@@ -365,7 +365,9 @@ _SPECULATIVE = [
         r"(?! (?:stated|said|told|explained|written|labell?ed|marked|signposted|visible))|"
         # The writer's certainty opening the text, or of what the user did: "Clearly she has
         # had a bad experience", "she surely trained over there".
-        r"^(?:clearly|obviously|surely|plainly)\b|\b(?:she|he|they|user|the user) surely\b|"
+        r"^(?:clearly|obviously|surely|plainly)\b"
+        r"|^it(?:'s| is) (?:clear|obvious|evident|plain)\b"
+        r"|\b(?:she|he|they|user|the user) surely\b|"
         # What the evidence lets anyone see: "you can tell from how he describes …", "one
         # gets the impression", "her stories make it plain she distrusts …".
         r"\b(?:you|one) (?:can|could) (?:tell|see)\b|\b(?:one|you) gets? the (?:impression|sense"
@@ -381,7 +383,7 @@ _SPECULATIVE = [
         r"(?:个|次|小时|分钟|天|年|岁|元|块|公里|米|项|份|本|人|家|页|遍|周|月|斤|万|千|百|多))|"
         r"好像|似乎|或许|感觉(?!统合)|(?<![性数态度量点])估计(?!分量|重量|数量|用量|时间|距离|价格|成本|中|方法|算法|理论|问题|值|量)|我猜|猜他|猜她|猜用户|看起来|看来|应该是|说不定|"
         r"推测|恐怕|八成|多半|(?<!会)(?<!能)(?<!善于)(?<!负责)判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非"
-        r"|不排除|应该系|十有八九|十之八九|我看(?:她|他|用户|佢)(?:是|会|应该)|想来是|依我看|照我看"
+        r"|不排除|应该系|十有八九|十之八九|莫不是|怕不是|我看(?:她|他|用户|佢)(?:是|会|应该)|想来是|依我看|照我看"
         r"|在我看来|看这架势|十成是|准是|"
         r"估摸|[，,]\s*显得|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
@@ -541,12 +543,12 @@ _OWN_DOUBT = lazy(
     # Undecided, and saying which way it will probably go: "is undecided but will probably …".
     r"|\b(?!it\b|this\b|that\b)[a-z][\w'’-]+(?:'s| is| are| remains?)(?: still)? undecided\b"
     # The same in Chinese: "用户说聊完感觉好多了", "她自己说可能是遗传".
-    r"|(?:用户|使用者|他|她)(?:自己)?(?:说(?![话的不])|话(?![费题])|讲(?![话的])|表示|自称|坦言|觉得"
+    r"|(?:用户|使用者|他|她)(?:自己)?(?:说(?![话的不起到])|话(?![费题])|讲(?![话的起到])|表示|自称|坦言|觉得"
     r"|认为)[^，。；,.;]{0,8}?(?:感觉|好像|可能|大概|应该|多半|估计|八成|或许|也许|说不定)"
     # Or after a clause of what they say: "用户说店面租约到期后 他八成会搬到丰泽区".
-    r"|(?:用户|使用者)(?:说|话|讲)[^。；;]{0,20}?[，,]\s*(?:他|她|佢)(?:自己)?(?:八成|多半|可能|大概"
+    r"|(?:用户|使用者)(?:说(?![起到])|话|讲(?![起到]))[^。；;]{0,20}?[，,]\s*(?:他|她|佢)(?:自己)?(?:八成|多半|可能|大概"
     r"|估计|应该)"
-    r"|(?:用户|使用者)(?:自己)?(?:说(?!话)|讲(?!话)|表示)[^。；;]{0,30}?[，,][^，。；]{0,6}?(?:八成|多半|可能|大概"
+    r"|(?:用户|使用者)(?:自己)?(?:说(?![话起到])|讲(?![话起到])|表示)[^。；;]{0,30}?[，,][^，。；]{0,6}?(?:八成|多半|可能|大概"
     r"|估计)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an

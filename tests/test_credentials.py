@@ -2247,6 +2247,10 @@ def test_a_chilean_clave_unica_written_as_one_word_is_a_password_noun() -> None:
             True,
         ),
         ("User's Ionity charging card number is DE-ION-C4471-9028-K.", True),
+        (
+            "User's company trades under DED licence no. 784512, which is shown on its website.",
+            False,
+        ),
         ("助手写陆空通话练习时，数字按“幺两三拐洞”的读法写出。", False),
     ],
 )

@@ -2355,6 +2355,10 @@ def test_an_unrestricted_mode_and_minutes_handed_over_are_not_the_users() -> Non
             "我说“管理员模式”，你就只给我一张表：当天运力、船员和售票人员安排，别的都不要。",
         ),
         (
+            "给客服主管小周的消息，助手只给用户草稿，不要替她发出去。",
+            "给我们客服主管小周写的东西，你只给我草稿就行，千万别自己发出去。",
+        ),
+        (
             "Assistant must always flag when a legal term has no exact English equivalent instead"
             " of silently choosing one.",
             "Whenever a legal term has no clean English equivalent, tell me. Don't quietly pick"

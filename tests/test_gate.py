@@ -996,6 +996,10 @@ def test_what_tells_me_adds_up_and_a_repair_sent_back(content: str, reason: str 
         ("从他总打听意大利居留的事不难看出，他在考虑移民。", "speculative"),
         ("User repeated his question about strain points after missing the answer.", "small_talk"),
         ("User made it clear she wants no calls after nine.", None),
+        ("User must have a business degree, given how she runs the numbers.", "speculative"),
+        ("It's clear User blames herself for the search that failed.", "speculative"),
+        ("用户说起晚期病人时格外动情，估计她家里也有人因癌症去世。", "speculative"),
+        ("用户一提到儿子就不吭声，莫不是父子俩闹翻了。", "speculative"),
         ("User does not want to be asked about the fire that burned the family cabin.", None),
         ("User doesn't like being asked whether she's religious.", None),
     ],
@@ -1003,9 +1007,12 @@ def test_what_tells_me_adds_up_and_a_repair_sent_back(content: str, reason: str 
 def test_safe_bets_and_evident_readings_against_boundaries_about_being_asked(
     content: str, reason: str | None
 ) -> None:
-    """ "It's a safe bet", "it's obvious from" and "evidently" are the writer's guesses; what
-    the user said of the assistant's last reply (回覆) is talk about the chat; not wanting to
-    be asked about something is a lasting boundary, not a question asked in the chat."""
+    """ "It's a safe bet", "it's obvious from", "evidently", an opening "Clearly" or "It's
+    clear", what the user's stories "make plain", what "you can tell" or "one gets the
+    impression" of, what "must have" been given the evidence, 不难看出, 莫不是, and 估计 after
+    the user only talks of something (说起) are the writer's guesses; what the user said of
+    the assistant's last reply (回覆) and a question repeated are talk about the chat; not
+    wanting to be asked about something, and what the user made clear, are lasting."""
     decision = decide_one(content)
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
