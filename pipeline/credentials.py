@@ -545,7 +545,8 @@ _SHOWN_TO_ALL = lazy(
     r"|(?:门口|門口|门前|門前|墙上|牆上)[^，。；,]{0,6}(?:营业执照|營業執照|执照|執照|许可证|許可證)上"
     r"|公开的[^，。；,]{0,10}(?:热线|电话|专线|号码)"
     r"|(?:顾客|客人|客户|路人|行人|消费者|公众)[^，。；,]{0,6}(?:都|就)?(?:能|可以)(?:看到|看见|查到|查询)"
-    r"|供(?:消费者|顾客|客人|公众|大家)(?:查询|查看|核对)"
+    r"|(?:供|方便|让|讓|俾)(?:消费者|顾客|客人|客户|公众|大家|买家|街坊)(?:查询|查看|核对|核实|查证|查)"
+    r"|(?:网站|官网|网页)(?:底部|首页|页脚|上)?(?:列明|列出|写明|注明|公布)"
     r"|(?:船身|车身|船舷|船头|门头)上?(?:漆|喷|印|写|刷)(?:着|著|有)"
     r"|挂在[^，。；,]{0,6}(?:收银台|柜台|前台|门口|墙上)"
     r"|(?:任何人|谁|誰|人人|大家)都(?:能|可以)?(?:查|看|睇)(?:得到|得见|到)?|(?:网上|官网上?)(?:就)?(?:能|可以)?"
@@ -738,7 +739,9 @@ def public_label_before(text: str, start: int) -> bool:
 
 
 def shown_to_all(text: str, start: int, end: int) -> bool:
-    """Whether the sentence of `text` that holds `start`..`end` says it is shown to all."""
+    """Whether the sentence of `text` that holds `start`..`end` says it is shown to all
+    (read in Simplified characters, span for span)."""
+    text = simplified(text)
     return _SHOWN_TO_ALL.search(text, *_sentence_around(text, start, end)) is not None
 
 

@@ -762,7 +762,9 @@ _NAMES_CONTENT = lazy(
     + "|纪要|记录|笔记|报告|日志|译稿|草稿|来信|信件|公告|简历|手册|清单|章程|守则|协议|文章|原文"
     + "|正文"
     + "|逐字稿|文字稿|转录"
-    + "|字幕|歌词|工单",
+    + "|字幕|歌词|工单"
+    # A document's margin notes and an application handed over: "这个调班申请…旁边还有条批注".
+    + "|批注|注释|备注|申请书|申请表|申请",
     re.IGNORECASE,
 )
 _IGNORES_EMBEDDED = lazy(
@@ -2032,7 +2034,8 @@ _DATA_NAMED = lazy(
     + r")\b|(?:这篇|这份|这段|这个|这则|这条|这些|以下|下面|呢篇|呢份|呢段|呢个|呢则|呢条)"
     r"[^\n]{0,30}?"
     r"(?:文章|帖子|评论|邮件|日志|纪录|记录|对话|合同|表格|文件|通知|邀请|内容|资料|报告|数据|字幕|"
-    r"截图|讯息|信息|短信|说明|清单|列表|守则|规章|章程|纪要))[^\n]{0,40}[:：?？][ \t]*\n",
+    r"截图|讯息|信息|短信|说明|清单|列表|守则|规章|章程|纪要|批注|申请))"
+    r"[^\n]{0,40}[:：?？][ \t]*\n",
     re.IGNORECASE,
 )
 # A comment of a page's markup is the page's: no one writes their own words to the assistant

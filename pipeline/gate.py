@@ -354,6 +354,16 @@ _SPECULATIVE = [
         # "Must" as a conclusion, not a duty: what must have been (a past duty is "had to"),
         # or must be by the evidence given ("must be preparing for an audition, since …").
         r"\bmust have been\b|"
+        # Or what someone must have done: "he must have grown up on a farm", "she must have
+        # apprenticed abroad"; and what the writer says plainly happened ("his hands have
+        # clearly done this work").
+        r"\b(?:he|she|they|user|the user|[A-Z][a-z]+) must have (?:\w+ )?\w+(?:ed|en|ne|wn|ght"
+        r"|ung|ook|ew|ove|ode|ent|ad|id)\b"
+        r"|\b(?:has|have|had) (?:clearly|obviously|evidently|plainly|surely)\b|"
+        # The writer's reading in other words: "from everything she says", "gives the
+        # impression of", "by the look of her schedule", "it figures that", "no wonder".
+        r"\bfrom everything (?:she|he|they|the user|user) (?:says|said|writes|mentions|tells)\b"
+        r"|\bgives? (?:the|an) impression\b|\bby the looks? of\b|\bit figures\b|\bno wonder\b|"
         r"\b(?:must|has to|have to) (?:be|have)\b[^.;]{1,60}?(?:,|—|–| -)?\s(?:since|given|judging"
         r"|seeing as)\b|\bgiven\b[^.;]{1,60}?,\s*(?:[\w'’]+ ){0,3}?(?:must|has to|have to) be\b|"
         # The manner as the evidence: "the way she rewrites every message says she's anxious";
@@ -385,7 +395,8 @@ _SPECULATIVE = [
         r"推测|恐怕|八成|多半|(?<!会)(?<!能)(?<!善于)(?<!负责)判断|听起来|看样子|貌似|好似|想必|兴许|没准|莫非"
         r"|不排除|应该系|十有八九|十之八九|莫不是|怕不是|我看(?:她|他|用户|佢)(?:是|会|应该)|想来是|依我看|照我看"
         r"|在我看来|看这架势|十成是|准是|"
-        r"估摸|[，,]\s*显得|"
+        r"估摸|[，,]\s*显得|琢磨着|保不齐|难怪|我估(?:佢|他|她|用户)|"
+        r"大约是(?![\d零〇一二三四五六七八九十两几半百千])|"
         # Cantonese: "睇落" (looks like); "应该几迷信" (probably quite superstitious).
         r"睇落|睇嚟|睇怕|应该(?=几|好|唔|挺|蛮|比较|很|不太|不怎么|会|以前|之前|曾)|"
         # Judging from something: "从用户对德语文献的熟悉程度来看" before a conclusion.
@@ -402,7 +413,7 @@ _SPECULATIVE = [
         r"应该[^，。；]{1,12}[，,]\s*因为|"
         # A conclusion after its evidence, or said as certain: "他回消息这么快" then "一定是…",
         # "他肯定是队上年纪最大的"; "看得出他…" after the evidence.
-        r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:(?:肯定|一定|必定)(?!要|得)(?:是|系|係|在|做|当|當|有)?"
+        r"[，,]\s*(?:他|她|佢|用户|用戶)?(?:(?:肯定|一定|必定)(?!要|得|先)(?:是|系|係|在|做|当|當|有)?"
         r"|实系|實係|实係)|"
         r"^(?:他|她|佢|用户|用戶)(?:肯定|一定)是|"
         r"[，,]\s*(?:这|這)?(?:也)?(?:看得出|睇得出)|^(?:看得出|睇得出)",
@@ -429,7 +440,8 @@ _SMALL_TALK = [
         r"merci|danke|grazie|boa|bom dia|buona|adi[oó]s|tsch[uü]ss|arigato|shukran|xie ?xie|brb|"
         r"ttyl|gtg)\b|"
         r"\btold the (?:assistant|ai|bot) (?:that )?(?:it|it's|it is|it was|it had)\b",
-        r"\bhow are you\b|\bchatted\b|\bhad a conversation\b|"
+        r"\bhow are you\b|\bchatted\b|\bhad a conversation\b|\bleft the (?:chat|conversation)\b"
+        r"|\b(?:be|is|was) right back\b|"
         r"\b(?:the |this |today's )?(?:conversation|chat)(?: today)? (?:was|is) (?:mostly |mainly |"
         r"all )?about\b|"
         # This one chat, not chats in general ("This chat settled into a slower pace").
@@ -479,6 +491,7 @@ _SMALL_TALK = [
         r"(?:这次|本次|今天的)?(?:对话|聊天|会话)(?:主要)?(?:是)?(?:关于|讨论|聊)|问了|询问了|"
         r"(?:这次|這次|本次)的?(?:聊天|对话|對話|会话|會話)|(?:今次|这次|本次)(?:倾|聊|谈)得|"
         r"(?:上一个|刚才|之前|前面)(?:的|那个|那段|那条)?[^，。；]{0,8}?(?:回答|回复|回覆|解释|答案)|"
+        r"这一?(?:条|次|个)(?:回答|回复|回覆|答案)|"
         # Thanks that close what was said; the chat ended for the day.
         r"(?:说|讲|话)[^。；]{0,30}[，,]\s*(?:谢谢|多谢|感谢)(?:你|啦|了)?[。！!]?$|(?:就|先)?聊到这(?:儿|里)?|"
         r"道歉|抱歉地|说(?:了)?[：:]?\s*[“「\"']?\s*(?:不好意思|抱歉|对不起)|"

@@ -93,6 +93,7 @@ _PUBLIC_NUMBER = lazy(
     r"company registration|company|vat|isbn|issn|doi|orcid|flight|train|bus|fleet|imo|mmsi|"
     r"call sign|lot|batch|cask|serial|frame|patent|application|bill of lading|"
     r"container|bag tag|commit|cve|gtin|ean|upc|barcode|sku|asin|friend code|hotline|helpline"
+    r"|non-emergency|switchboard"
     r"|(?:freephone|toll-free|toll free)(?: line)?|(?:claims|support|service|emergency|"
     r"enquiries|customer|booking|reservations?|complaints?) line)"
     r"(?: (?:number|no\.?|id|ref))?"
@@ -114,6 +115,9 @@ _NETWORK_NAME = lazy(
     r"\s*[\"'“‘「『]?$",
     re.IGNORECASE,
 )
+# A gauge's or a weather station's number right after its noun ("listed as station
+# NBI-ASW-03", "station no. 6502500"); not a code a station's door takes.
+_STATION_BEFORE = lazy(r"\bstation(?:\s+(?:no\.?|number|id))?\s*[:#]?\s*$", re.IGNORECASE)
 _SECRET_BEFORE = lazy(
     r"\b(?:pin|code|pass\w*|key|secret|otp|token|account|iban|card)\b|密码|密碼|验证码|驗證碼|账号|帳號",
     re.IGNORECASE,
@@ -215,6 +219,7 @@ def value_spans(text: str) -> list[tuple[int, int]]:
         for a, b in spans
         if not any(c <= a and b <= d for c, d in public)
         and not _PUBLIC_CODE.search(text, max(0, a - 24), a)
+        and not _STATION_BEFORE.search(text, max(0, a - 24), a)
         and not _EXAMPLE_BEFORE.search(text, max(0, a - 24), a)
         and not _public_number(text, a)
         and not _model_name(text, a)

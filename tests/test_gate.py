@@ -1000,6 +1000,13 @@ def test_what_tells_me_adds_up_and_a_repair_sent_back(content: str, reason: str 
         ("It's clear User blames herself for the search that failed.", "speculative"),
         ("用户说起晚期病人时格外动情，估计她家里也有人因癌症去世。", "speculative"),
         ("用户一提到儿子就不吭声，莫不是父子俩闹翻了。", "speculative"),
+        ("No wonder Callum can name every tree; he must have grown up on a farm.", "speculative"),
+        ("Marisol gives the impression of someone who trained as a winemaker.", "speculative"),
+        ("By the look of her schedule, Ruth barely sleeps.", "speculative"),
+        ("用户对急救流程那么熟，保不齐以前在医院干过。", "speculative"),
+        ("用户要求这一条回答别加表情符号，只要文字。", "small_talk"),
+        ("User left the chat saying he would be right back.", "small_talk"),
+        ("用户家里来了客人，一定先敬奶茶才谈正事，这是他坚持的老规矩。", None),
         ("User does not want to be asked about the fire that burned the family cabin.", None),
         ("User doesn't like being asked whether she's religious.", None),
     ],
@@ -1012,7 +1019,10 @@ def test_safe_bets_and_evident_readings_against_boundaries_about_being_asked(
     impression" of, what "must have" been given the evidence, 不难看出, 莫不是, and 估计 after
     the user only talks of something (说起) are the writer's guesses; what the user said of
     the assistant's last reply (回覆) and a question repeated are talk about the chat; not
-    wanting to be asked about something, and what the user made clear, are lasting."""
+    wanting to be asked about something, and what the user made clear, are lasting. What
+    someone "must have" done, "no wonder", "gives the impression", "by the look of" and
+    保不齐 are guesses; "this one answer" (这一条回答) and leaving the chat are talk about
+    it; a guest always (一定先) served tea first is a habit."""
     decision = decide_one(content)
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")

@@ -280,3 +280,22 @@ def test_a_register_number_is_public_only_when_its_check_holds() -> None:
         "The registry portal password is 10931828, shown to no one.",
     ):
         assert find_secret(text) is not None, text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("User's gauge is listed as station NBI-ASW-03 on the basin's public data portal.", False),
+        ("User's main site is the Ounasjoki gauge, station no. 6502500.", False),
+        ("User gives callers the police's published non-emergency number, 520-791-4444.", False),
+        ("用戶喺網站底部列明公司商業登記號碼 71284356，方便客人核實。", False),
+        ("The side entrance at Millbrook station takes 5-9-9-2 then star after hours.", True),
+    ],
+)
+def test_station_numbers_switchboards_and_numbers_listed_for_customers(
+    text: str, secret: bool
+) -> None:
+    """A gauge's station number, a published non-emergency line and a business number
+    listed on a website for customers to check hold no secret; the code a station's door
+    takes still does."""
+    assert (judge_secret(text) is not None or find_secret(text) is not None) is secret
