@@ -2980,7 +2980,10 @@ def _abbreviated(text: str, dot: int) -> bool:
     return text[dot] == "." and _word_before(text, dot) in _ABBREVIATIONS
 
 
-_AMOUNTS = tuple("元块万千百斤岁年月天次个米层楼")  # what a number before them counts
+_AMOUNTS = tuple("元块万千百斤岁年月天次个米层楼")
+# A year between an article or an owner and a name is a make's or a model's year.
+_OWNERS = frozenset("a an the her his their my our its".split())
+_NAME_AFTER = lazy(r"\s*[A-Z][a-z]")  # what a number before them counts
 
 
 def _value_span(
@@ -2994,6 +2997,8 @@ def _value_span(
     year = re.fullmatch(r"(?:19|20)\d\d", value) is not None
     if year and previous.strip(_TRIM).lower() in _TEMPORAL | _MONTHS:
         return None  # "since 2015", "in 1998", "expires in March 2029"
+    if year and previous.strip(_TRIM).lower() in _OWNERS and _NAME_AFTER.match(text, m.end()):
+        return None  # "restoring a 1956 Chevrolet in her garage": the year of a make
     after = [n.group().strip(_TRIM).lower() for n in next_ if n.start() > m.start()][:2]
     following = after[0] if after else ""
     if following in _UNIT_WORDS and value.replace(",", "").replace(".", "").isdigit():

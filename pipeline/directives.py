@@ -2105,6 +2105,10 @@ _ASSISTANTS_OFFER = lazy(
     r"|你(?:刚才|刚刚|剛才|剛剛|之前|上次|头先|頭先|啱啱|前面|先前)(?:说|說|讲|講|话|話|提到|建议|建議|"
     r"推荐|推薦|提议|提議|写|寫|问|問|回答|回复|回覆)"
     r"|你(?:提到|建议|建議|推荐|推薦|提议|提議)(?:的|过|過|嘅)"
+    # "你说要帮我…", "你說之後每次都幫我…": what the assistant said it would do.
+    # (Not "跟你說過", what the user told the assistant.)
+    r"|(?<![跟和同对對向给給与與])你(?:说|說|讲|講|话|話)(?:要|过|過|可以|会|會|能|之后|之後|以后"
+    r"|以後)"
     r")[^,.;!?\n，。；！？]*",
     re.IGNORECASE,
 )
@@ -2119,9 +2123,23 @@ _TAKEN_UP = lazy(
 )
 
 
-def _takes_up(said: str, at: int) -> bool:
-    """Whether the words after `at` take an offer up, in a clause that does not turn it down
-    ("I didn't say yes to that", "I haven't said yes")."""
+# An offer turned down right after it is reported: "About your offer to …: let's not",
+# "你说要帮我… 不用了谢谢".
+_REFUSES = (
+    r"(?:\blet's not|\bno thanks|\bno,? thank you|\bno need\b|\bnot needed|\bnope\b|\bnah\b"
+    r"|\bi'll pass|不用|不要了|不必|免了|算了|唔使|唔要|唔好)"
+)
+_TURNED_DOWN = lazy(r"[\s,.:;!?—–-，。：；！？]*" + _REFUSES, re.IGNORECASE)
+# Or in the report's own clause, after a colon or a dash: "your offer to …: let's not".
+_TURNED_DOWN_AFTER = lazy(r"[:：—–]\s*" + _REFUSES, re.IGNORECASE)
+
+
+def _takes_up(said: str, start: int, at: int) -> bool:
+    """Whether the words after `at` take up the offer reported from `start`, in a clause that
+    does not turn it down ("I didn't say yes to that", "I haven't said yes"), when the offer
+    was not turned down at once."""
+    if _TURNED_DOWN.match(said, at) or _TURNED_DOWN_AFTER.search(said, start, at):
+        return False
     for m in _TAKEN_UP.finditer(said, at):
         clause = re.split(r"[.;!?,。；！？，]", said[at : m.start()])[-1]
         if not _NEGATION.search(clause):
@@ -2135,7 +2153,7 @@ def _without_offers(said: str, rule: str) -> str:
     are only there came from the assistant ("你刚才说可以帮我管网店后台", then
     "这个我再想想")."""
     m = _ASSISTANTS_OFFER.search(said)
-    if m is None or _takes_up(said, m.end()):
+    if m is None or _takes_up(said, m.start(), m.end()):
         return said
     kept = m.group() if m.group().strip() in rule else " "
     return said[: m.start()] + kept + _without_offers(said[m.end() :], rule)

@@ -2252,6 +2252,8 @@ def test_a_chilean_clave_unica_written_as_one_word_is_a_password_noun() -> None:
             False,
         ),
         ("助手写陆空通话练习时，数字按“幺两三拐洞”的读法写出。", False),
+        ("User is restoring a 1956 Chevrolet pickup in her garage.", False),
+        ("The garage code is 1956.", True),
     ],
 )
 def test_numbers_on_a_vans_side_or_for_residents_and_accounts_phrases_and_cards(
