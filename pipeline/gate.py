@@ -359,7 +359,8 @@ _SPECULATIVE = [
         # clearly done this work").
         r"\b(?:he|she|they|user|the user|[A-Z][a-z]+) must have (?:\w+ )?\w+(?:ed|en|ne|wn|ght"
         r"|ung|ook|ew|ove|ode|ent|ad|id)\b"
-        r"|\b(?:has|have|had) (?:clearly|obviously|evidently|plainly|surely)\b|"
+        r"|\b(?:has|have|had) (?:clearly|obviously|evidently|plainly|surely)\b"
+        r"(?! (?:stated|said|told|explained|written|labell?ed|marked|signposted|defined|set out))|"
         # The writer's reading in other words: "from everything she says", "gives the
         # impression of", "by the look of her schedule", "it figures that", "no wonder".
         r"\bfrom everything (?:she|he|they|the user|user) (?:says|said|writes|mentions|tells)\b"
@@ -380,7 +381,11 @@ _SPECULATIVE = [
         r"|\b(?:she|he|they|user|the user) surely\b|"
         # What the evidence lets anyone see: "you can tell from how he describes …", "one
         # gets the impression", "her stories make it plain she distrusts …".
-        r"\b(?:you|one) (?:can|could) (?:tell|see)\b|\b(?:one|you) gets? the (?:impression|sense"
+        # (Not a view: "you can see the Alps from her balcony".)
+        r"\b(?:you|one) (?:can|could) tell\b|\bone (?:can|could) see\b"
+        r"|\byou (?:can|could) see(?= (?:that|how|user|the user|she|he|they|from (?:how|the way"
+        r"|his|her|their))\b)"
+        r"|\b(?:one|you) gets? the (?:impression|sense"
         r"|feeling)\b|\bi get the (?:impression|feeling)\b"
         r"|\b(?:user's|his|her|their|[\w-]+['’]s) (?:[\w-]+ ){0,3}?[\w-]+s make it (?:plain|clear"
         r"|obvious)\b|"

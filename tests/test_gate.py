@@ -996,6 +996,8 @@ def test_what_tells_me_adds_up_and_a_repair_sent_back(content: str, reason: str 
         ("从他总打听意大利居留的事不难看出，他在考虑移民。", "speculative"),
         ("User repeated his question about strain points after missing the answer.", "small_talk"),
         ("User made it clear she wants no calls after nine.", None),
+        ("User says you can see the Alps from her balcony.", None),
+        ("User has clearly labelled shelves in the seed store.", None),
         ("User must have a business degree, given how she runs the numbers.", "speculative"),
         ("It's clear User blames herself for the search that failed.", "speculative"),
         ("用户说起晚期病人时格外动情，估计她家里也有人因癌症去世。", "speculative"),
