@@ -2130,7 +2130,7 @@ _REFUSES = (
     r"(?:\blet's not|\bno thanks|\bno,? thank you|\bno need\b|\bnot needed|\bnope\b|\bnah\b"
     r"|\bi'll pass|不用|不要了|不必|免了|算了|唔使|唔要|唔好)"
 )
-_TURNED_DOWN = lazy(r"[\s,.:;!?—–-，。：；！？]*" + _REFUSES, re.IGNORECASE)
+_TURNED_DOWN = lazy(r"[\s,.:;!?—–\-，。：；！？]*" + _REFUSES, re.IGNORECASE)
 # Or in the report's own clause, after a colon or a dash: "your offer to …: let's not".
 _TURNED_DOWN_AFTER = lazy(r"[:：—–]\s*" + _REFUSES, re.IGNORECASE)
 

@@ -551,10 +551,10 @@ def _abbreviated(text: str, dot: int) -> bool:
     return text[dot] == "." and _word_before(text, dot) in _ABBREVIATIONS
 
 
-_AMOUNTS = tuple("元块万千百斤岁年月天次个米层楼")
+_AMOUNTS = tuple("元块万千百斤岁年月天次个米层楼")  # what a number before them counts
 # A year between an article or an owner and a name is a make's or a model's year.
 _OWNERS = frozenset("a an the her his their my our its".split())
-_NAME_AFTER = re.compile(r"\s*[A-Z][a-z]")  # what a number before them counts
+_NAME_AFTER = re.compile(r"\s*[A-Z][a-z]")
 
 
 def _value_span(
