@@ -538,7 +538,7 @@ _SHOWN_TO_ALL = lazy(
     r"上(?:都|也)?(?:印|写|贴|标|喷)(?:着|有|的)"
     r"|每(?:个|张|一|件|瓶|辆|份|盒|页)[^，。；,]{0,8}上(?:都|也)?(?:印|写|贴|标)(?:着|著|有)"
     r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示)|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示)"
-    r"|(?:印|写|挂|贴|喷|刷|标)在[^，。；,]{0,10}?(?:报价单|"
+    r"|(?:印|写|挂|贴|喷|刷|标)(?:在|喺)[^，。；,]{0,10}?(?:报价单|"
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
     r"|(?:挂|贴|掛|貼)(?:在|喺)[^，。；,]{0,8}?(?:墙|牆|前台|柜台|櫃檯|门口|門口|大厅|大廳|店门|店門|"
     r"接待处|接待處)"
@@ -552,7 +552,10 @@ _SHOWN_TO_ALL = lazy(
     r"|(?:任何人|谁|誰|人人|大家)都(?:能|可以)?(?:查|看|睇)(?:得到|得见|到)?|(?:网上|官网上?)(?:就)?(?:能|可以)?"
     r"查(?:到|得到)|公开查询|公開查詢"
     r"|(?:挂|贴|掛|貼)(?:着|著|住)(?:营业执照|營業執照|执照|執照|许可证|許可證)[，,]?\s*上面"
-    r"|公示",
+    r"|公示"
+    # Or said to be no secret: "唔算秘密", "isn't a secret".
+    r"|(?:不算|唔算|不是|唔係|并非|並非)(?:什么|乜嘢)?(?:秘密|机密|機密)"
+    r"|\b(?:is not|isn't|not) (?:a |any )?secret\b|\bno secret\b",
     re.IGNORECASE,
 )
 _PUBLIC_LABEL = lazy(
@@ -3049,6 +3052,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
         )
     if symbols and (digits or linked) and len(value) >= 6 and not _is_plain_word(value):
         return True  # "Zx9!qLm2"; unlinked symbol runs such as "(prompt+completion)" are not
+    if re.search(r"[a-z][#!$%^&*~=|][a-z]", value.removesuffix("'s")) and len(value) >= 6:
+        return True  # a sign struck inside lower-case letters, "agagfedc#d", is no word's
     if not linked or len(value) < 6 or letters != len(value) or _is_known_word(value):
         return False
     # A noun of its own is no value: "a combination padlock", "combination padlocks".
@@ -4031,6 +4036,15 @@ _REFERENCE = lazy(
 # Digits with the hash key pressed after them are keyed in on a keypad ("T3 -> 1158#"); not
 # a telephone's service code, which opens with a star ("*100#").
 _HASH_KEYED = lazy(r"(?<![\w*#])\d{3,8}(?=#(?![\w#]))")
+# Or with the key named after them: "2014, followed by the hash key", "4471 then pound",
+# "0815 再按井号键".
+_HASH_NAMED = lazy(
+    r"(?<![\w*#.])\d{3,8}(?=[\s,，]+(?:(?:and )?then|followed by|and|再|然后|后)\s*"
+    r"(?:press(?:ing)? |按)?"
+    r"(?:(?:the|a) )?(?:(?:hash|pound|井号|井字)(?:\s?(?:key|sign|button|键|鍵)"
+    r"|(?=\s*(?:[.,;:!?)。，；：]|$)))|#(?!\w)))",
+    re.IGNORECASE,
+)
 # What is keyed in between quotes, whatever it is written in ("输入“麻辣8866”").
 _QUOTED_KEYED = lazy(r"[^\s\"'”’」』]{4,32}(?=[\"'”’」』])")
 _KEYED_DIGITS = lazy(r"\d(?:[ -]?\d){2,9}(?![A-Za-z0-9_%:/-]|\.\d)")
@@ -4068,6 +4082,9 @@ def _keyed_codes(text: str) -> Iterator[Finding]:
         for hashed in _HASH_KEYED.finditer(text):
             yield Finding("code keyed in", *hashed.span())
     lowered = _lower_in_place(text)
+    if "#" in text or "hash" in lowered or "pound" in lowered or "井" in text:
+        for hashed in _HASH_NAMED.finditer(text):
+            yield Finding("code keyed in", *hashed.span())
     if not any(stem in lowered for stem in _KEYED_STEMS):
         return  # a look for each stem is far quicker than the stem pattern on a long text
     # Read only where a stem starts: a long text is not scanned for every verb and lock.

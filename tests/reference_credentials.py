@@ -619,6 +619,8 @@ def _is_value(value: str, *, linked: bool) -> bool:
         )
     if symbols and (digits or linked) and len(value) >= 6 and not _is_plain_word(value):
         return True  # "Zx9!qLm2"; unlinked symbol runs such as "(prompt+completion)" are not
+    if re.search(r"[a-z][#!$%^&*~=|][a-z]", value.removesuffix("'s")) and len(value) >= 6:
+        return True  # a sign struck inside lower-case letters, "agagfedc#d", is no word's
     if not linked or len(value) < 6 or letters != len(value) or _is_known_word(value):
         return False
     # A noun of its own is no value: "a combination padlock", "combination padlocks".

@@ -2264,3 +2264,35 @@ def test_numbers_on_a_vans_side_or_for_residents_and_accounts_phrases_and_cards(
     recovery words set apart by slashes and a charging card number are secrets; digits
     followed by how they are read (按…的读法) are no code keyed in."""
     assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("The shed's keypad takes the year her son was born, 2011, then the hash key.", True),
+        ("仓库后门输 0815 再按井号键就开。", True),
+        ("The side gate opens with 7731 followed by pound.", True),
+        ("User ran the shop from 2011 and then the pound shop next door.", False),
+        ("User's Wi-Fi key is a folk tune typed as letters, gabcd#eg, all lower case.", True),
+        ("User's router password is on a card; her broadband is AT&T's fibre plan.", False),
+    ],
+)
+def test_a_code_with_the_hash_key_named_after_it_and_a_sign_inside_letters(
+    text: str, secret: bool
+) -> None:
+    """Digits with the hash key named after them ("2011, then the hash key", "再按井号键")
+    are keyed in on a keypad; a sign struck inside lower-case letters ("gabcd#eg") beside a
+    password noun is no word, a brand's ampersand is."""
+    assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用戶話間舖嘅商業登記號碼 41234567 印喺收據上面，唔算秘密。",
+        "User says the shop's registration number 41234567 is no secret.",
+    ],
+)
+def test_a_business_number_said_to_be_no_secret_is_shown_to_all(text: str) -> None:
+    at = text.index("41234567")
+    assert credentials.shown_to_all(text, at, at + 8)

@@ -1029,3 +1029,23 @@ def test_safe_bets_and_evident_readings_against_boundaries_about_being_asked(
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("用户凭烟的颜色判断窑里的火候。", None),
+        ("用户会通过听声音判断西瓜熟没熟。", None),
+        ("从他记账的习惯判断，用户以前做过会计。", "speculative"),
+        ("根据用词判断，用户是四川人。", "speculative"),
+    ],
+)
+def test_judging_as_a_skill_is_a_fact_and_judging_before_a_conclusion_a_guess(
+    content: str, reason: str | None
+) -> None:
+    """判断 with its object ("判断窑里的火候") is what the user can do; 判断 and a comma
+    before a conclusion ("根据用词判断, …") is the writer's guess."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
