@@ -270,7 +270,12 @@ _SPECULATIVE = [
         r"|might|may|could|does|doesn't|did|didn't|isn't|aren't|\w+ed)\b"
         r"|(?:hints?|hinted) (?:that|at)\b|(?:points?|pointed) to\b"
         r"|(?:impl(?:y|ies|ied)|indicates?|indicated)\b)"
-        r"|\bto judge (?:by|from)\b",
+        r"|\bto judge (?:by|from)\b"
+        # Whatever the evidence, what it hints or implies of the user: "The questions about
+        # sleep hint that User has insomnia".
+        r"|\b(?:hint|hints|hinted|impl(?:y|ies|ied)) that (?:the user|user|he|she|they)"
+        r"(?:['’]s|['’]re| (?:is|are|was|were|has|had|have|will|would|might|may|could|does|did"
+        r"|\w+ed|\w+s))\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this|which) (?:sounds|looks|looked|sounded|seems|reads) like\b|"
         r"^(?:sounds|looks) like\b|"
@@ -466,9 +471,14 @@ _SMALL_TALK = [
         r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
         # What the user made of an answer once: "found the assistant's walkthrough easy to
         # follow" (not what they find in general: "finds bullet summaries easier to read").
-        r"\b(?:found|thought|liked|loved|enjoyed|appreciated|praised|valued) (?:the )?"
+        r"\b(?:found|thought|liked|loved|enjoyed|appreciated|praised|valued|rated|called|ranked"
+        r"|described) (?:the )?"
         r"(?:(?:assistant|ai|bot)['’]s|(?:that|this|your|the) (?:explanation|answer|reply|response"
         r"|walkthrough|breakdown|comparison|rundown|overview)(?! of how)\b)"
+        # Or of a thing it had from the assistant: "called the walkthrough the most useful thing
+        # he has got from the assistant".
+        r"|\b(?:rated|called|ranked|described)\b[^.;]{0,80}?\b(?:got|gotten|had|received)"
+        r" from (?:the )?(?:assistant|ai|bot)\b"
         # The chat as where something happened: "sending memes throughout the chat".
         r"|\b(?:throughout|during|over the course of) (?:the|this|our) (?:chat|conversation"
         r"|session)\b"
@@ -508,6 +518,10 @@ _SMALL_TALK = [
         # A misunderstanding in the chat cleared up; the assistant asked for something this once.
         r"误会[^，。；]{0,4}(?:消除|解开|澄清|说清)|(?:请|叫|让|要)助[手理](?:这次|这回|今次)|"
         r"(?:请|叫|让|要)助[手理][^，。；]{0,12}(?:再讲一次|再说一次|再解释一次|重讲一遍|从头再)|"
+        # What the user made of a thing the assistant made for them: "觉得助手给的一周营养搭配表
+        # 很实用"; not a wish for later ones ("希望以后…").
+        r"(?:觉得|认为|话|说)(?:了|咗)?助[手理](?:给|做|写|整|列|出|排|画)(?:的|嘅)[^，。；]{1,16}"
+        r"(?:很|好|几|太|挺|非常|蛮|超|真|够|唔|不)(?![^。]*(?:以后|今后|每次|一律|总是|希望|要求))|"
         # What the user said of an answer the assistant gave ("话助手嘅答案「几好」").
         r"(?:说|讲|话|觉得|认为)(?:了|咗)?助[手理](?:的|嘅|啲)[^，。；]{0,6}(?:答案|回答|回复|建议|解释)|"
         # Or of the answer it gave on something: "话助手讲八达通退款嗰个答案太长".

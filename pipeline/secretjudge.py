@@ -179,12 +179,23 @@ def _public_number(text: str, start: int) -> bool:
     return not _SECRET_BEFORE.search(text, max(clause_opening(text, m.start()), start - 64), start)
 
 
+# A sentence that calls the value public in any words: "on the public register", "its
+# published emergency number", "publishes … on its website", "是公開資料", "客人可以上網查".
+_SAID_PUBLIC = lazy(
+    r"\b(?:public|publicly|published|publishes|publish)\b|公开|公開|公示|(?:上网|上網|网上|網上)(?:可以)?查",
+    re.IGNORECASE,
+)
+
+
 def _published(text: str, start: int, end: int) -> bool:
     """Whether the value's sentence says everyone is shown it ("painted on its public
     signboard", "对外公开", "which anyone can look up"), with no secret's noun in it."""
-    if not shown_to_all(text, start, end):
-        return False
     left = max(text.rfind(mark, 0, start) for mark in ".!?\n。！？") + 1
+    right = min(
+        (i for i in (text.find(mark, end) for mark in ".!?\n。！？") if i >= 0), default=len(text)
+    )
+    if not shown_to_all(text, start, end) and not _SAID_PUBLIC.search(text, left, right):
+        return False
     nouns = [m.group().lower() for m in _SECRET_BEFORE.finditer(text, left, start)]
     # A code a public register's name introduces ("IATA cargo agent code", "SBI code") is
     # that register's, not a secret's noun.

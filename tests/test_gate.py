@@ -1049,3 +1049,29 @@ def test_judging_as_a_skill_is_a_fact_and_judging_before_a_conclusion_a_guess(
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("User rated the assistant's packing list above the one his club hands out.", "small_talk"),
+        (
+            "User called the knot diagram the clearest thing she has had from the assistant.",
+            "small_talk",
+        ),
+        ("用户觉得助手给的复习计划很有用。", "small_talk"),
+        ("用户觉得助手给的周报模板太长，希望以后短一点。", None),
+        ("Her late-night questions hint that the user works nights.", "speculative"),
+        ("User rated the Harris tweed jacket as the best she has owned.", None),
+    ],
+)
+def test_what_the_user_made_of_a_thing_from_the_assistant_and_what_evidence_hints(
+    content: str, reason: str | None
+) -> None:
+    """Rating, calling or finding a thing the assistant made good is talk about the chat,
+    unless a wish for later ones follows; what any evidence hints or implies of the user is
+    a guess."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )

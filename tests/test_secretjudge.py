@@ -299,3 +299,26 @@ def test_station_numbers_switchboards_and_numbers_listed_for_customers(
     listed on a website for customers to check hold no secret; the code a station's door
     takes still does."""
     assert (judge_secret(text) is not None or find_secret(text) is not None) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "User's clinic publishes its out-of-hours advice line, 0161 496 0732, on its website.",
+            False,
+        ),
+        (
+            "User's co-op is public supply system WA5300217 in the state's drinking-water records.",
+            False,
+        ),
+        ("用戶的茶葉罐上印著茶廠登錄字號 T-203456789-00002-1，客人可以上網查。", False),
+        ("User's public library PIN is 4471.", True),
+    ],
+)
+def test_a_number_its_sentence_calls_public_in_any_words_is_no_secret(
+    text: str, secret: bool
+) -> None:
+    """A number its sentence calls public, published or checkable online (公開, 上網查) is
+    made to be seen; a PIN stays a secret whatever public thing it opens."""
+    assert (judge_secret(text) is not None or find_secret(text) is not None) is secret
