@@ -537,7 +537,8 @@ _SHOWN_TO_ALL = lazy(
     r"|(?:包装|招牌|门头|名片|发票|收据|网站|官网|车身|车门|海报|传单|报价单|合同|封底|封面|图录|目录)"
     r"上(?:都|也)?(?:印|写|贴|标|喷)(?:着|有|的)"
     r"|每(?:个|张|一|件|瓶|辆|份|盒|页)[^，。；,]{0,8}上(?:都|也)?(?:印|写|贴|标)(?:着|著|有)"
-    r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示)|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示)"
+    r"|对外公开|公开(?:可查|信息|展示|张贴|印|写|列|显示|登记|资料|数据|记录)"
+    r"|公開(?:可查|資訊|展示|張貼|印|寫|列|顯示|登記|資料)"
     r"|(?:印|写|挂|贴|喷|刷|标)(?:在|喺)[^，。；,]{0,10}?(?:报价单|"
     r"发票|名片|招牌|门头|包装|网站|官网|合同|车门|车身|店门|海报|传单|收据)上?"
     r"|(?:挂|贴|掛|貼)(?:在|喺)[^，。；,]{0,8}?(?:墙|牆|前台|柜台|櫃檯|门口|門口|大厅|大廳|店门|店門|"
@@ -1593,9 +1594,9 @@ def _bip39_shortened() -> frozenset[str]:
 # Compiled on first use; words apart by spaces, commas, slashes or bars ("orbit velvet / stage").
 _LOWER_RUN = r"(?<![A-Za-z])[a-z]+(?:(?: ?[,/|] ?| )+[a-z]+){5,23}(?![A-Za-z])"
 _LINKED_RUN = lazy(
-    r"(?:[:：=]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"
+    r"(?:[:：=—–]|是|为|\b(?:is|are|was|were|starts?|begins?)\b(?: with)?)\s*[\"'“‘]?"
     r"((?:[a-z]{3,8}[ ,、]+){3,23}[a-z]{3,8})"
-    r"(?=\s*(?:\.\.\.|…)?[\"'”’]|\s*(?:[.;,。；，!！?？)」』\n]|$))"
+    r"(?=\s*(?:\.\.\.|…)?[\"'”’]|\s*(?:[.;,。；，!！?？)」』\n—–]|$))"
 )
 _LINK_REACH = 12  # characters from the noun to its link: "的前六个字是"
 _PHRASE_LENGTHS = frozenset((12, 15, 18, 21, 24))  # the lengths BIP-39 gives a phrase
@@ -3124,6 +3125,9 @@ _SET_ASIDE_NAME = lazy(
 )
 
 
+_NAMED_ADDRESS = lazy(r"[a-z]+(?:[._-][a-z]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+
+
 def _random_tokens(text: str) -> Iterator[Finding]:
     for m in _TOKEN_PART.finditer(text):
         for part in re.finditer(r"[^/?&=#]+", m.group()):
@@ -3134,6 +3138,8 @@ def _random_tokens(text: str) -> Iterator[Finding]:
             start = m.start() + part.start()
             if text.endswith("://", 0, start) and _HOST.fullmatch(part.group()):
                 continue  # a web address's host is public: "https://class703.lin-teach.tw"
+            if _NAMED_ADDRESS.fullmatch(token):
+                continue  # an address made of words: "zhangxiu.bianlian@163.com"
             if _looks_random(token):
                 yield Finding("random-looking token", start, start + len(part.group()))
 

@@ -985,12 +985,21 @@ def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
 # permission is the user's to give: it is kept only when their own words this turn, not the
 # content they handed over, say it.
 _CONSENTS = lazy(
-    r"\b(?:agree[sd]?|consent(?:s|ed)?|opt(?:s|ed)?[ -]in|pre-?approv\w*|approv(?:es|ed)|"
+    r"\b(?:agree[sd]?|consent(?:s|ed)?|opt(?:s|ed)?[ -]in(?:to)?|pre-?approv\w*|approv(?:es|ed)|"
     r"allow(?:s|ed)|authori[sz](?:es|ed)|permit(?:s|ted)|gave (?:permission|consent)|"
     r"signed up|wants?)\b[^.;!?\n]{0,40}?\b(?:shar\w*|disclos\w*|publish\w*|sell\w*|pay\w*|"
     r"charg\w*|debit\w*|deduct\w*|remote(?:ly)?\s+(?:access|control)\w*|access(?:es|ing)?)\b"
     r"|(?:同意|授权|允许|批准|愿意)[^，。；\n]{0,16}?(?:分享|共享|公开|提供|支付|付款|扣款|扣费|转账"
     r"|发给|发送给|告诉|透露|远程|访问|出售|卖给)",
+    re.IGNORECASE,
+)
+# Or what is kept from others given to the user: "User is a verified airport admin and may be
+# given restricted airside maps", "用户可以查看内部资料".
+_GIVEN_RESTRICTED = lazy(
+    r"\b(?:may|can|should|must|is to|are to)\s+(?:\w+\s+)?(?:be\s+)?(?:given|shown|told|sent"
+    r"|granted|provided|handed)\b[^.;!?\n]{0,40}?\b(?:restricted|confidential|classified"
+    r"|internal|unredacted)\b"
+    r"|(?:可以|可|能)(?:获得|获取|查看|得到|拿到|看到?)[^，。；\n]{0,10}(?:机密|内部|保密|受限)",
     re.IGNORECASE,
 )
 _CONSENT_NOT_GIVEN = "a permission the user did not give in their own words"
@@ -1705,7 +1714,7 @@ def find_injection(
         claimed = _trusts_a_claim(text)
         if claimed:
             return Injection(_TRUSTS_A_CLAIM, claimed)
-        granted = _CONSENTS.search(text)
+        granted = _CONSENTS.search(text) or _GIVEN_RESTRICTED.search(text)
         if (
             granted
             and user_text is not None
@@ -2010,8 +2019,20 @@ def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) 
     owner = {"a phone or account number": _OWNED_PHONE, "an email address": _OWNED}.get(
         what, _OWNED_SITE
     )
-    owned = owner.search(user_text, max(0, at - _OWNED_REACH), at) is not None
-    return owned and speaks_for_user(user_text)
+    if owner.search(user_text, max(0, at - _OWNED_REACH), at) is None:
+        return False
+    if speaks_for_user(user_text):
+        return True
+    # Called the user's in the rule's words as in theirs ("the user's own address …" from "add
+    # my email …", "使用者自己的官網 …" from "加上我的官網 …"), in a message that hands over
+    # nothing to be read: theirs, however unsure the reading of the message is.
+    in_rule = _OWNED_IN_RULE if what == "a phone or account number" else _OWNED_ADDRESS_IN_RULE
+    return (
+        in_rule.search(text, max(0, m.start() - _OWNED_REACH), m.start()) is not None
+        and not hands_over_content(user_text)
+        and not hands_over_a_passage(simplified(user_text))
+        and _find_channel(channel, own_words(user_text, text)) >= 0
+    )
 
 
 def _find_channel(channel: str, user_text: str) -> int:
@@ -2099,7 +2120,11 @@ def _mostly_cjk(text: str) -> bool:
 _HANDED_OVER_LINES = lazy(
     r"^[ \t]*(?:[+>]|```|\|.*\|[ \t]*$|\[?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}"
     r"(?::\d{2})?\]?\s).*$"
-    r"|^(?![^\n]*[\u3400-\u9fff])(?=(?:[^\n,]*,(?![ \t])){2,})[^\n]*$",
+    r"|^(?![^\n]*[\u3400-\u9fff])(?=(?:[^\n,]*,(?![ \t])){2,})[^\n]*$"
+    # A chat pasted on one line: from its first stamped message ("… land on? [12:04] Gav: 40
+    # quid [12:05] Gav: …") to the end of the line.
+    r"|(?<=\S)[^\S\n]*\[(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}(?::\d{2})?\]"
+    r"[^\S\n]*[^\s:：\]]{1,30}(?:[^\S\n][^\s:：\]]{1,30})?[:：].*$",
     re.MULTILINE,
 )
 # Below the first line of a message, words that speak of an AI in the third person and tell

@@ -188,6 +188,8 @@ _EPHEMERAL = [
         ),
         (
             r"今天|今晚|明天|昨天|刚才|刚刚|此刻|这会儿|眼下|这周|本周|马上|快要|即将|这几天|这两天|这阵子|"
+            # Cantonese: yesterday, this morning.
+            r"琴日|寻日|噚日|今朝|"
             r"[\d一二两三四五六七八九十半几]+个?(?:小时|分钟)(?:后|以后|之后)",
             "the present moment",
         ),
@@ -195,6 +197,9 @@ _EPHEMERAL = [
             r"(?:很|有点儿?|有啲|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张|窝火|"
             r"火大|郁闷|委屈|憋屈|沮丧|生气|恼火)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
+            # A mood told as it is, not as what comes with a habit ("心情不好的时候会…").
+            r"心情(?:很|好|特别|非常|有点|不太|不)?(?:差|不好|低落|烦躁|糟|好)"
+            r"(?![^，。；]{0,3}(?:的时候|时|就|会|都))|"
             r"刚吃|刚[^，。；]{0,6}完|(?:饿|累|困|渴|热|冷|疼|肿|痒|胀)得|(?:正在|在)下(?:大|小|暴)?[雨雪]|"
             r"在等|等着|堵车|堵在|被(?:卡|困)在|困在|(?<!网)路上|在.{1,8}(?:着|呢)|崴了|扭伤|扭亲|扭到|晒伤|晒得|烫伤|划伤|"
             r"停电|断电|断网|没电了|备降|正忙(?:着|著|于)|留观|陪床|要等[^，。；]{1,8}才(?:能|可以|会)|"
@@ -275,7 +280,19 @@ _SPECULATIVE = [
         # sleep hint that User has insomnia".
         r"|\b(?:hint|hints|hinted|impl(?:y|ies|ied)) that (?:the user|user|he|she|they)"
         r"(?:['’]s|['’]re| (?:is|are|was|were|has|had|have|will|would|might|may|could|does|did"
-        r"|\w+ed|\w+s))\b",
+        r"|\w+ed|\w+s))\b"
+        # What a thing (not a person, whose suggestion is advice) suggests the user is or has:
+        # "The late working hours suggest user has trouble sleeping".
+        r"|(?<!['’])\b(?!(?:doctor|gp|nurse|coach|trainer|teacher|tutor|manager|boss|therapist"
+        r"|counsell?or"
+        r"|vet|dentist|mother|father|mum|mom|dad|parents|wife|husband|partner|friends?|sister"
+        r"|brother|colleagues?|lawyer|accountant|advis[eo]r|consultant|physio|midwife|surgeon"
+        r"|specialist|mentor|supervisor|landlord|agent|he|she|they|someone|somebody|it"
+        # Nor an order to suggest: "Never suggest the user enters a flat without notice".
+        r"|never|not|always|should|must|to|can|may|might|would|will|please|do|and|or|also|only"
+        r"|then)\b)[a-z]+"
+        r" suggest(?:s|ed)? (?:that )?(?:the user|user|he|she|they)(?:['’]s|['’]re| (?:is|are"
+        r"|was|were|has|had|have|will|would|might|may|could|does|did|\w+ed|\w+s))\b",
         r"\bi(?:'d| would) (?:guess|say|bet|imagine)\b|\bi (?:bet|reckon|suspect)\b|"
         r"\bmy guess\b|\b(?:it|that|this|which) (?:sounds|looks|looked|sounded|seems|reads) like\b|"
         r"^(?:sounds|looks) like\b|"
@@ -468,7 +485,10 @@ _SMALL_TALK = [
         # A question asked again in the chat.
         r"|\brepeated (?:his|her|their|the|a) (?:[\w-]+ )?question\b"
         r"|\basked (?:the same|that|this) question (?:again|twice)\b",
-        r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b",
+        r"\b(?:started|began|is having) a (?:new )?(?:conversation|chat|session)\b"
+        # Who the user is talking to: "wondered whether she was talking to a real person".
+        r"|\bwondered (?:aloud )?(?:whether|if)\b[^.;]{0,30}\b(?:assistant|ai|bot|talking"
+        r" (?:to|with))\b",
         # What the user made of an answer once: "found the assistant's walkthrough easy to
         # follow" (not what they find in general: "finds bullet summaries easier to read").
         r"\b(?:found|thought|liked|loved|enjoyed|appreciated|praised|valued|rated|called|ranked"

@@ -686,6 +686,8 @@ def _random_tokens(text: str) -> Iterator[Finding]:
             start = m.start() + part.start()
             if text.endswith("://", 0, start) and _HOST.fullmatch(part.group()):
                 continue
+            if re.fullmatch(r"[a-z]+(?:[._-][a-z]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+", token):
+                continue
             if _looks_random(token):
                 start = m.start() + part.start()
                 yield Finding("random-looking token", start, start + len(part.group()))

@@ -2296,3 +2296,26 @@ def test_a_code_with_the_hash_key_named_after_it_and_a_sign_inside_letters(
 def test_a_business_number_said_to_be_no_secret_is_shown_to_all(text: str) -> None:
     at = text.index("41234567")
     assert credentials.shown_to_all(text, at, at + 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("助手写邀请函时要留用户本人的邮箱 wangfang.jingju@163.com。", False),
+        ("User's relay login is x7Fq9LmZ2pRt8WvKd3@mail.example.", True),
+        (
+            "User keeps the first six words of her wallet seed here — lunar pivot opera slate"
+            " cargo bright — and the rest on paper.",
+            True,
+        ),
+        ("User keeps her seed phrase — engraved on steel — in the safe.", False),
+        ("使用者劇團的統一編號24536817是公開登記資料，報價單上要寫。", False),
+    ],
+)
+def test_addresses_of_words_seed_words_after_a_dash_and_a_number_on_a_public_register(
+    text: str, secret: bool
+) -> None:
+    """An email address made of words is no random token, a random one still is; six words
+    set off by dashes after a seed noun are a phrase, prose set off so is not; a business
+    number said to be public registration data (公開登記資料) is public."""
+    assert bool(find_secrets(text)) is secret

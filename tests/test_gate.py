@@ -1075,3 +1075,26 @@ def test_what_the_user_made_of_a_thing_from_the_assistant_and_what_evidence_hint
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("The late delivery times suggest the user works a second job.", "speculative"),
+        ("User's physio suggested she swims twice a week.", None),
+        ("User wondered whether she was talking to a bot.", "small_talk"),
+        ("用戶琴日去咗飲喜酒。", "ephemeral"),
+        ("用户心情很差，因为车被刮了。", "ephemeral"),
+        ("用户心情不好的时候喜欢去海边走走。", None),
+    ],
+)
+def test_what_things_suggest_who_the_user_talks_to_cantonese_yesterday_and_a_mood(
+    content: str, reason: str | None
+) -> None:
+    """What a thing (not a person, whose suggestion is advice) suggests of the user is a
+    guess; wondering whether one talks to a bot is talk about the chat; 琴日 is yesterday; a
+    mood told as it is passes, one that comes with a habit does not."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
