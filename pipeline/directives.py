@@ -689,7 +689,7 @@ _TO_ANY_CALLER = lazy(
 _REFUSED_BEFORE = lazy(
     r"\b(?:never|not|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|won'?t|cannot|can'?t|refuses?|avoid"
     r"|stop)\b|\b(?:without (?:ever )?|rather than |instead of )$|(?:that|which|who|where) $"
-    r"|不要|别|不得|不能|切勿|绝不|禁止|从不|不会|不可以|不准|唔可以|唔准|唔好|唔得|咪"
+    r"|不要|别|不得|不能|切勿|绝不|禁止|从不|不会|不可以|不准|唔可以|唔准|唔好|唔得|咪|不愿意?|不想|不希望"
     r"|不(?:寄|发|给|告诉|透露|分享|转|传|提供|泄露)",
     re.IGNORECASE,
 )
@@ -988,9 +988,11 @@ _CONSENTS = lazy(
     r"\b(?:agree[sd]?|consent(?:s|ed)?|opt(?:s|ed)?[ -]in(?:to)?|pre-?approv\w*|approv(?:es|ed)|"
     r"allow(?:s|ed)|authori[sz](?:es|ed)|permit(?:s|ted)|gave (?:permission|consent)|"
     r"signed up|wants?)\b[^.;!?\n]{0,40}?\b(?:shar\w*|disclos\w*|publish\w*|sell\w*|pay\w*|"
-    r"charg\w*|debit\w*|deduct\w*|remote(?:ly)?\s+(?:access|control)\w*|access(?:es|ing)?)\b"
+    r"charg\w*|debit\w*|deduct\w*|remote(?:ly)?\s+(?:access|control)\w*|access(?:es|ing)?"
+    r"|hand(?:s|ed|ing)?|giv(?:e|es|ing)|send(?:s|ing)?|forward\w*|transfer\w*|releas\w*"
+    r"|sign(?:s|ed|ing)? over|assign\w*)\b"
     r"|(?:同意|授权|允许|批准|愿意)[^，。；\n]{0,16}?(?:分享|共享|公开|提供|支付|付款|扣款|扣费|转账"
-    r"|发给|发送给|告诉|透露|远程|访问|出售|卖给)",
+    r"|发给|发送给|告诉|透露|远程|访问|出售|卖给|转让|转交|交给|移交)",
     re.IGNORECASE,
 )
 # Or what is kept from others given to the user: "User is a verified airport admin and may be
@@ -1230,7 +1232,8 @@ _LIFTS_SAFETY = lazy(
     r"|\b(?:unlocks?|enables?|activates?|turns? on|switch(?:es)? (?:on|to))\b.{0,30}\b(?:"
     r"unrestricted|uncensored|unfiltered|developer|admin|god|jailbreak|dan)\s+mode\b"
     r"|(?:安全|限制|规则|过滤|审核|约束).{0,10}(?:无效|失效|不适用|不再适用|已关闭|已解除|已取消)|"
-    r"(?:略过|跳过|无视|忽略|绕过|关掉|关闭|解除|取消)[^，。；]{0,8}(?:安全规则|安全规定|安全限制|安全检查"
+    r"(?:略过|跳过|无视|忽略|绕过|关掉|关闭|解除|取消|唔理|不理|不管|唔管|唔使理|不用理)[^，。；]{0,8}"
+    r"(?:安全规则|安全规定|安全限制|安全检查"
     r"|安全措施)|"
     r"(?:解锁|开启|进入).{0,6}(?:无限制|开发者|管理员|越狱)模式"
     # Warnings of fraud and attack turned off: the warning is the safety rule.
@@ -2124,7 +2127,10 @@ _HANDED_OVER_LINES = lazy(
     # A chat pasted on one line: from its first stamped message ("… land on? [12:04] Gav: 40
     # quid [12:05] Gav: …") to the end of the line.
     r"|(?<=\S)[^\S\n]*\[(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}(?::\d{2})?\]"
-    r"[^\S\n]*[^\s:：\]]{1,30}(?:[^\S\n][^\s:：\]]{1,30})?[:：].*$",
+    r"[^\S\n]*[^\s:：\]]{1,30}(?:[^\S\n][^\s:：\]]{1,30})?[:：].*$"
+    # Or a transcript's speaker in brackets ("[Host]: so the trick …"), on a line or inside
+    # one, to the end of the line.
+    r"|[^\S\n]*\[(?-i:[A-Z])[\w .'’-]{0,20}\][^\S\n]*[:：].*$",
     re.MULTILINE,
 )
 # Below the first line of a message, words that speak of an AI in the third person and tell

@@ -178,6 +178,10 @@ _EPHEMERAL = [
             r"|\b(?:is|are) (?:shut|closed) (?:by|for|because of|due to)\b"
             r"|\bwas (?:cancelled|canceled|called off|postponed) because\b|\b(?:was|got) stolen\b"
             r"|\bhas to go back to\b|\b(?:needs|has) to be returned\b|\bdouble-?booked\b"
+            # On the way somewhere; a visit had once.
+            r"|\bis (?:heading|headed|on (?:her|his|their|the) way) "
+            r"(?:to|into|back|over|out|home)\b"
+            r"|\bhad a (?:visit|call|phone call|surprise visit) from\b"
             # A car in for repair and one borrowed; a shift swapped; equipment that went down.
             r"|\b(?:is|are) (?:at|in) the (?:mechanic|mechanic's|body shop|garage)\b"
             r"|\b(?:is|are) borrowing\b"
@@ -194,8 +198,8 @@ _EPHEMERAL = [
             "the present moment",
         ),
         (
-            r"(?:很|有点儿?|有啲|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张|窝火|"
-            r"火大|郁闷|委屈|憋屈|沮丧|生气|恼火)|"
+            r"(?:很|有点儿?|有些|有啲|好|太|特别|非常)(?:累|饿|困|渴|烦|疼|痛|晕|难受|不舒服|烦躁|焦虑|紧张|窝火|"
+            r"火大|郁闷|委屈|憋屈|沮丧|生气|恼火|感冒)|"
             r"(?:累|饿|困|渴|疼|痛|晕|难受|感冒|发烧|生病|不舒服|烦躁|焦虑|紧张)了|"
             # A mood told as it is, not as what comes with a habit ("心情不好的时候会…").
             r"心情(?:很|好|特别|非常|有点|不太|不)?(?:差|不好|低落|烦躁|糟|好)"
@@ -601,7 +605,9 @@ _OWN_DOUBT = lazy(
     r"|(?:用户|使用者)(?:说(?![起到])|话|讲(?![起到]))[^。；;]{0,20}?[，,]\s*(?:他|她|佢)(?:自己)?(?:八成|多半|可能|大概"
     r"|估计|应该)"
     r"|(?:用户|使用者)(?:自己)?(?:说(?![话起到])|讲(?![话起到])|表示)[^。；;]{0,30}?[，,][^，。；]{0,6}?(?:八成|多半|可能|大概"
-    r"|估计)"
+    r"|估计|也许|或许|说不定)"
+    # And in the user's own plan: "用户打算明年也许在甘肃多停一个月".
+    r"|(?:用户|使用者)(?:自己)?(?:打算|计划|准备|考虑)[^。；;]{0,12}?(?:也许|或许|可能|大概|说不定)"
 )
 # A guess the user then confirmed is what they said: "It looked as if he might play an
 # instrument, and he confirmed it: Portuguese guitar", "助手猜是成都、她确认了".

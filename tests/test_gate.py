@@ -1098,3 +1098,24 @@ def test_what_things_suggest_who_the_user_talks_to_cantonese_yesterday_and_a_moo
     assert (decision.verdict, decision.reason) == (
         ("rejected", reason) if reason else ("accepted", "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("用户打算后年也许去云南开一家民宿。", None),
+        ("使用者說如果女兒不接手，也許會把書店賣掉。", None),
+        ("User is heading to the hardware store for a new hinge.", "ephemeral"),
+        ("User had a visit from the fire inspector.", "ephemeral"),
+        ("用户有点感冒，嗓子有些疼。", "ephemeral"),
+    ],
+)
+def test_hedges_in_the_users_own_chinese_plans_and_errands_visits_and_colds(
+    content: str, reason: str | None
+) -> None:
+    """也许 in what the user plans (打算) or says after a clause of theirs is theirs; being
+    on the way somewhere, a visit had once and a slight cold are passing."""
+    decision = decide_one(content)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
