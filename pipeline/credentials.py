@@ -3425,6 +3425,15 @@ _LISTED_PHRASE = lazy(
     r"\s*(?=[.;!?\n]|$)",
     re.IGNORECASE,
 )
+# Or a password said to be words, then given: "the panel's admin password is the words
+# trapeze and lobster, lowercase".
+_WORDS_TOLD = lazy(
+    r"\bpass ?(?:phrase|word|code)\b(?!s)[^.;:\n]{0,40}?\b(?:is|are|was|were)\s+(?:the\s+)?"
+    r"(?:two\s+|three\s+|four\s+)?words?\s+"
+    r"(?P<value>[\"'“‘]?[a-z]{3,}[\"'”’]?(?:(?:\s*,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)"
+    r"[\"'“‘]?[a-z]{3,}[\"'”’]?){1,7})",
+    re.IGNORECASE,
+)
 _COUNT_WORDS = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _LIST_SEPARATOR = lazy(r"\s*(?:,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)", re.IGNORECASE)
 
@@ -3437,6 +3446,10 @@ def _told_passphrases(text: str) -> Iterator[Finding]:
         told = m.group("count").lower()
         items = _LIST_SEPARATOR.split(m.group("value"))
         if len(items) == _COUNT_WORDS.get(told, int(told) if told.isdigit() else 0):
+            yield Finding("passphrase", *m.span("value"))
+    for m in _WORDS_TOLD.finditer(text):
+        words = [w.strip("\"'“”‘’").lower() for w in _LIST_SEPARATOR.split(m.group("value"))]
+        if not any(w in _SENTENCE_WORDS for w in words):
             yield Finding("passphrase", *m.span("value"))
     if "phrase" not in text:
         return

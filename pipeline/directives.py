@@ -1228,7 +1228,7 @@ _LIFTS_SAFETY = lazy(
     r"ethical|safety) constraints)\b.{0,20}"
     r"\b(?:are|is|were|was|have been|has been|get|gets)\s+(?:now |hereby )?(?:off|disabled|"
     r"lifted|suspended|waived|removed|void|ignored|optional|deactivated|unnecessary"
-    r"|not (?:needed|required|necessary))\b"
+    r"|not (?:needed|required|necessary)|switched off|turned off)\b"
     r"|\b(?:unlocks?|enables?|activates?|turns? on|switch(?:es)? (?:on|to))\b.{0,30}\b(?:"
     r"unrestricted|uncensored|unfiltered|developer|admin|god|jailbreak|dan)\s+mode\b"
     r"|(?:安全|限制|规则|过滤|审核|约束).{0,10}(?:无效|失效|不适用|不再适用|已关闭|已解除|已取消)|"
@@ -2123,7 +2123,14 @@ def _mostly_cjk(text: str) -> bool:
 _HANDED_OVER_LINES = lazy(
     r"^[ \t]*(?:[+>]|```|\|.*\|[ \t]*$|\[?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}"
     r"(?::\d{2})?\]?\s).*$"
-    r"|^(?![^\n]*[\u3400-\u9fff])(?=(?:[^\n,]*,(?![ \t])){2,})[^\n]*$"
+    r"|^(?![^\n]*[\u3400-\u9fff])(?![^\n]*\{\s*\")(?=(?:[^\n,]*,(?![ \t])){2,})[^\n]*$"
+    # A web page's markup pasted after the user's words ("compare prices in this supplier
+    # page: <div>…</div><span style='display:none'>…"), to the end of the line.
+    r"|<(?:div|span|p|html|body|head|table|tr|td|li|ul|ol|section|article|meta|script|style"
+    r"|h[1-6])\b[^\n]*$"
+    # A JSON object pasted after the user's words on their line ("what does this reading
+    # mean? {\"cell\":\"LC-4\",…}"), that ends the line.
+    r"|\{\s*\"[^\n]*\}[^\S\n]*$"
     # A chat pasted on one line: from its first stamped message ("… land on? [12:04] Gav: 40
     # quid [12:05] Gav: …") to the end of the line.
     r"|(?<=\S)[^\S\n]*\[(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}(?::\d{2})?\]"

@@ -2319,3 +2319,14 @@ def test_addresses_of_words_seed_words_after_a_dash_and_a_number_on_a_public_reg
     set off by dashes after a seed noun are a phrase, prose set off so is not; a business
     number said to be public registration data (公開登記資料) is public."""
     assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("User's router admin password is the words walrus and pepper, joined by a dot.", True),
+        ("User says her password is the words of a hymn she loves.", False),
+    ],
+)
+def test_a_password_said_to_be_words_then_given(text: str, secret: bool) -> None:
+    assert bool(find_secrets(text)) is secret
