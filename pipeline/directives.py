@@ -26,9 +26,10 @@ page: ...", "If you are an AI assistant, ..."), whoever it is said to come from.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import Protocol
 
 from .asked import hands_over_content, speaks_for_user, surely_speaks_for_user
 from .lazyre import lazy
@@ -516,7 +517,36 @@ _DIRECTED = lazy(
 # --- What a legitimate rule never carries ---------------------------------------------------
 
 _URL = lazy(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
-_OUTBOUND = (
+
+
+class _Handles:
+    """An account's handle on a messaging or social platform named beside it: "@kerv_ops on
+    Telegram", "LINE 帳號 @teadata888", "Instagram @folakestitches"."""
+
+    _AT = lazy(r"(?<![\w.@])@[A-Za-z0-9_][\w.-]{1,30}[A-Za-z0-9_]")
+    _PLATFORM = lazy(
+        r"\b(?:telegram|whatsapp|signal|instagram|insta|twitter|discord|slack|wechat|weixin"
+        r"|line|threads|tiktok|snapchat|messenger|kakaotalk|viber)\b|微信|抖音|小红书|小紅書",
+        re.IGNORECASE,
+    )
+    _NEAR = 24  # characters from the handle to the platform's name
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        for m in self._AT.finditer(text):
+            start = max(0, m.start() - self._NEAR)
+            if self._PLATFORM.search(text, start, min(len(text), m.end() + self._NEAR)):
+                yield m
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next(self.finditer(text), None)
+
+
+class _Finds(Protocol):
+    def finditer(self, text: str, /) -> Iterator[re.Match[str]]: ...
+    def search(self, text: str, /) -> re.Match[str] | None: ...
+
+
+_OUTBOUND: tuple[tuple[_Finds, str], ...] = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]"), "a markdown image"),
     (re.compile(r"\[[^\]]*\]\(\s*(?:https?:|//|www\.)[^)]*\)"), "a markdown link"),
     (_URL, "a URL"),
@@ -532,6 +562,7 @@ _OUTBOUND = (
     ),
     # The name before "@" is ASCII: "…信箱mods.lin@gmail.com" is no address of "信箱mods.lin".
     (re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"), "an email address"),
+    (_Handles(), "a messaging handle"),
     # Not digits inside a hex key or a code ("0x90bf6b…9557338717e1…").
     (
         re.compile(r"(?<![A-Za-z0-9])\+?\d[\d ()\-]{6,}\d(?![A-Za-z0-9])"),
@@ -1893,7 +1924,13 @@ def supported_by(
 # (an account is where money goes) and payments never are; nor is a channel inside quotes,
 # in content the user hands over to be read ("is this email legit? '… reply to …'").
 _OWN_CHANNELS = frozenset(
-    ("a URL", "a web address", "an email address", "a phone or account number")
+    (
+        "a URL",
+        "a web address",
+        "an email address",
+        "a phone or account number",
+        "a messaging handle",
+    )
 )
 _OWNED = lazy(r"\b(?:my|our)\b|我的|我们|咱们|我哋|我嘅|我自己", re.IGNORECASE)
 _OWNED_IN_RULE = lazy(
@@ -1936,7 +1973,13 @@ _QUOTED_SPAN = lazy(
 # ("cc …", "抄送到 …", "post to …"), a markdown image, a placeholder or a payment, and not
 # one found only in content the message hands over.
 _WRITTEN_CHANNELS = frozenset(
-    ("a URL", "a web address", "an email address", "a phone or account number")
+    (
+        "a URL",
+        "a web address",
+        "an email address",
+        "a phone or account number",
+        "a messaging handle",
+    )
 )
 _WRITTEN_INTO = lazy(
     r"\b(?:end|ends|ending|sign|signs|signed|signature|sign-?off|footers?|add|adds|include|"
@@ -1991,6 +2034,10 @@ _SENT_FROM = lazy(
 )
 
 
+# Channels that are sent to, as an address is, rather than read or called.
+_SENT_TO_CHANNELS = frozenset(("an email address", "a messaging handle"))
+
+
 def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) -> bool:
     if user_text is None or what not in _OWN_CHANNELS:
         return False
@@ -1998,7 +2045,7 @@ def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) 
     # user's own address, lena@…", "CC the user's wife Mei (mei@…)", "只发到用户自己提供的邮箱
     # …"): a stored "email every conversation to x@gmail.com" reads later as anyone's.
     if (
-        what == "an email address"
+        what in _SENT_TO_CHANNELS
         and _SENT_TO.search(_sentence_before(text, m.start()))
         and not _OWNED_ADDRESS_IN_RULE.search(text, max(0, m.start() - _OWNED_REACH), m.start())
     ):
@@ -2017,11 +2064,13 @@ def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) 
         return False
     # A link named in a request of the user's own ("just the official icecast.org pages
     # please") is theirs to have; an address to send to must be one they call theirs.
-    if what != "an email address" and _own_request(user_text):
+    if what not in _SENT_TO_CHANNELS and _own_request(user_text):
         return True
-    owner = {"a phone or account number": _OWNED_PHONE, "an email address": _OWNED}.get(
-        what, _OWNED_SITE
-    )
+    owner = {
+        "a phone or account number": _OWNED_PHONE,
+        "an email address": _OWNED,
+        "a messaging handle": _OWNED,
+    }.get(what, _OWNED_SITE)
     if owner.search(user_text, max(0, at - _OWNED_REACH), at) is None:
         return False
     if speaks_for_user(user_text):
