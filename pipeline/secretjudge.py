@@ -93,7 +93,9 @@ _PUBLIC_NUMBER = lazy(
     r"company registration|company|vat|isbn|issn|doi|orcid|flight|train|bus|fleet|imo|mmsi|"
     r"call sign|lot|batch|cask|serial|frame|patent|application|bill of lading|"
     r"container|bag tag|commit|cve|gtin|ean|upc|barcode|sku|asin|friend code|hotline|helpline"
-    r"|non-emergency|switchboard"
+    r"|non-emergency|switchboard|(?:phone|telephone|mobile|cell|contact|delivery|office) number"
+    # A person's number, named by their name: "colleague Marc's number, 514-555-0178".
+    r"|(?!User['’]s)(?-i:[A-Z][a-z]+)['’]s number"
     r"|(?:freephone|toll-free|toll free)(?: line)?|(?:claims|support|service|emergency|"
     r"enquiries|customer|booking|reservations?|complaints?) line)"
     r"(?: (?:number|no\.?|id|ref))?"
@@ -104,7 +106,7 @@ _PUBLIC_NUMBER = lazy(
     # Or the noun in brackets after the thing's name: "CD 嘅条码 (EAN) 系 4897…".
     r"\)?(?:[^.;:\n]{0,40}?\b(?:is|was|number|no\.?)|\s+of\s+[^.;:,\n]{1,40},)?(?:\s+(?:is|was))?"
     # Earlier groups of the same reference may come between ("顺丰单号 SF1438 7726 0915").
-    r"\s*[:：=#,]?\s*(?:是|为|係|系)?\s*(?:[A-Za-z0-9]{1,12}[ -]){0,4}[#A-Za-z]*-?$",
+    r"\s*[:：=#,]?\s*(?:是|为|係|系)?\s*(?:\(?[A-Za-z0-9]{1,12}\)?[ -]){0,4}[#A-Za-z]*-?\(?$",
     re.IGNORECASE,
 )
 # A network's name is what it shows to everyone near it ("the Wi-Fi network is called

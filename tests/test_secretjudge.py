@@ -322,3 +322,19 @@ def test_a_number_its_sentence_calls_public_in_any_words_is_no_secret(
     """A number its sentence calls public, published or checkable online (公開, 上網查) is
     made to be seen; a PIN stays a secret whatever public thing it opens."""
     assert (judge_secret(text) is not None or find_secret(text) is not None) is secret
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User wants quotes to end with colleague Ana's number, 514-555-0142, as the site contact.",
+        "Assistant should put the supplier's phone number, (406) 555-0139, at the foot of orders.",
+    ],
+)
+def test_a_persons_or_a_firms_phone_number_is_no_secret_value(text: str) -> None:
+    """A number named as a person's or a firm's phone, written into drafts, is where people
+    call, not a secret; an account or a PIN named so stays one."""
+    assert judge_secret(text) is None
+    assert find_secret(text) is None
+    account = "User's account number, 514-555-0142, is with Chase."
+    assert judge_secret(account) is not None or find_secret(account) is not None
