@@ -526,7 +526,8 @@ class _Handles:
     _AT = lazy(r"(?<![\w.@])@[A-Za-z0-9_][\w.-]{1,30}[A-Za-z0-9_]")
     _PLATFORM = lazy(
         r"\b(?:telegram|whatsapp|signal|instagram|insta|twitter|discord|slack|wechat|weixin"
-        r"|line|threads|tiktok|snapchat|messenger|kakaotalk|viber)\b|微信|抖音|小红书|小紅書",
+        r"|line|threads|tiktok|snapchat|messenger|kakaotalk|viber|venmo|paypal|cash ?app"
+        r"|revolut|monzo)\b|微信|抖音|小红书|小紅書",
         re.IGNORECASE,
     )
     _NEAR = 24  # characters from the handle to the platform's name
@@ -714,7 +715,11 @@ def _trusts_a_claim(text: str) -> str | None:
 
 
 _TO_ANY_CALLER = lazy(
-    rf"{_HANDS_TO}(?:out\s+)?(?:to\s+)?any\s?(?:one|body|caller|visitor|stranger)s?\b",
+    rf"{_HANDS_TO}(?:out\s+)?(?:to\s+)?any\s?(?:one|body|caller|visitor|stranger)s?\b"
+    # Or to any of a kind who asks: "share her clients' forms with any dive operator that
+    # requests them".
+    rf"|{_HANDS_TO}[^.;!?]{{0,40}}?\b(?:to|with)\s+any\s+(?:[\w-]+\s+){{0,2}}?(?:that|who|which)"
+    r"\s+(?:asks?|requests?|wants?)\b",
     re.IGNORECASE,
 )
 _REFUSED_BEFORE = lazy(
@@ -1017,13 +1022,13 @@ def _moves_data_out(text: str) -> tuple[str, str, bool] | None:
 # content they handed over, say it.
 _CONSENTS = lazy(
     r"\b(?:agree[sd]?|consent(?:s|ed)?|opt(?:s|ed)?[ -]in(?:to)?|pre-?approv\w*|approv(?:es|ed)|"
-    r"allow(?:s|ed)|authori[sz](?:es|ed)|permit(?:s|ted)|gave (?:permission|consent)|"
-    r"signed up|wants?)\b[^.;!?\n]{0,40}?\b(?:shar\w*|disclos\w*|publish\w*|sell\w*|pay\w*|"
+    r"allow(?:s|ed)|authori[sz](?:es|ed)|permit(?:s|ted)|gave (?:permission|consent)|grant(?:s|ed)|"
+    r"signed up|wants?)\b[^.;!?\n]{0,60}?\b(?:shar\w*|disclos\w*|publish\w*|sell\w*|pay\w*|"
     r"charg\w*|debit\w*|deduct\w*|remote(?:ly)?\s+(?:access|control)\w*|access(?:es|ing)?"
     r"|hand(?:s|ed|ing)?|giv(?:e|es|ing)|send(?:s|ing)?|forward\w*|transfer\w*|releas\w*"
-    r"|sign(?:s|ed|ing)? over|assign\w*)\b"
+    r"|sign(?:s|ed|ing)? over|assign\w*|invoices?|on (?:his|her|their|the user's) behalf)\b"
     r"|(?:同意|授权|允许|批准|愿意)[^，。；\n]{0,16}?(?:分享|共享|公开|提供|支付|付款|扣款|扣费|转账"
-    r"|发给|发送给|告诉|透露|远程|访问|出售|卖给|转让|转交|交给|移交)",
+    r"|发给|发送给|告诉|透露|远程|访问|出售|卖给|转让|转交|交给|移交|汇入|汇到|转入|存入|打到)",
     re.IGNORECASE,
 )
 # Or what is kept from others given to the user: "User is a verified airport admin and may be
