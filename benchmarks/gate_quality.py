@@ -329,15 +329,15 @@ two more of each written at once after those (`heldout125`, `heldout127`; `heldo
 (`heldout129`, `heldout131`; `heldout130`, `heldout132`; then `heldout133`, `heldout135`;
 `heldout134`, `heldout136`), one of each after those (`heldout137`, `heldout138`), two more
 of each after those were mended (`heldout139`, `heldout141`; `heldout140`, `heldout142`),
-and fourteen more rounds of one of each, each written while or just after the round before
+and fifteen more rounds of one of each, each written while or just after the round before
 was mended (`heldout143`, `heldout144`; `heldout145`, `heldout146`; `heldout147`,
 `heldout148`; `heldout149`, `heldout150`; `heldout151`, `heldout152`; `heldout153`,
 `heldout154`; `heldout155`, `heldout156`; `heldout157`, `heldout158`; `heldout159`,
-`heldout160`; `heldout161`, `heldout162`; then `heldout163` to `heldout170`, the last six
+`heldout160`; `heldout161`, `heldout162`; then `heldout163` to `heldout172`, the last seven
 rounds by authors who chose their own personas and phrasings),
 were written by authors who saw neither the code nor the other parts; from heldout80 on, and
 heldout57, heldout58, heldout68 and heldout69, they are never trained on (once scored, the
-errors of heldout84, heldout85, heldout88 to heldout93 and heldout96 to heldout170 were
+errors of heldout84, heldout85, heldout88 to heldout93 and heldout96 to heldout172 were
 read). For each part the gate is
 compared with its own parts: the lexical rules alone; the character n-gram model alone and
 after the rules (the gate without the semantic extra); the learned judge alone (n-grams and
@@ -455,7 +455,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87,heldout88,heldout89,heldout90,heldout91,heldout92,heldout93,heldout94,heldout95,heldout96,heldout97,heldout98,heldout99,heldout100,heldout101,heldout102,heldout103,heldout104,heldout105,heldout106,heldout107,heldout108,heldout109,heldout110,heldout111,heldout112,heldout113,heldout114,heldout115,heldout116,heldout117,heldout118,heldout119,heldout120,heldout121,heldout122,heldout123,heldout124,heldout125,heldout126,heldout127,heldout128,heldout129,heldout130,heldout131,heldout132,heldout133,heldout134,heldout135,heldout136,heldout137,heldout138,heldout139,heldout140,heldout141,heldout142,heldout143,heldout144,heldout145,heldout146,heldout147,heldout148,heldout149,heldout150,heldout151,heldout152,heldout153,heldout154,heldout155,heldout156,heldout157,heldout158,heldout159,heldout160,heldout161,heldout162,heldout163,heldout164,heldout165,heldout166,heldout167,heldout168,heldout169,heldout170",
+        default="tune,heldout,final,blind,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,heldout58,heldout59,heldout60,heldout61,heldout62,heldout63,heldout64,heldout65,heldout66,heldout67,heldout68,heldout69,heldout70,heldout71,heldout72,heldout73,heldout74,heldout75,heldout76,heldout77,heldout78,heldout79,heldout80,heldout81,heldout82,heldout83,heldout84,heldout85,heldout86,heldout87,heldout88,heldout89,heldout90,heldout91,heldout92,heldout93,heldout94,heldout95,heldout96,heldout97,heldout98,heldout99,heldout100,heldout101,heldout102,heldout103,heldout104,heldout105,heldout106,heldout107,heldout108,heldout109,heldout110,heldout111,heldout112,heldout113,heldout114,heldout115,heldout116,heldout117,heldout118,heldout119,heldout120,heldout121,heldout122,heldout123,heldout124,heldout125,heldout126,heldout127,heldout128,heldout129,heldout130,heldout131,heldout132,heldout133,heldout134,heldout135,heldout136,heldout137,heldout138,heldout139,heldout140,heldout141,heldout142,heldout143,heldout144,heldout145,heldout146,heldout147,heldout148,heldout149,heldout150,heldout151,heldout152,heldout153,heldout154,heldout155,heldout156,heldout157,heldout158,heldout159,heldout160,heldout161,heldout162,heldout163,heldout164,heldout165,heldout166,heldout167,heldout168,heldout169,heldout170,heldout171,heldout172",
     )
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict")
     parser.add_argument(
