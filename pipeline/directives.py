@@ -2167,6 +2167,10 @@ def _mostly_cjk(text: str) -> bool:
     return has_cjk(text) and count_cjk(text) >= len(_WORD.findall(text))
 
 
+# A chat message's time stamp, with its date: "21/11/2024, 01:12", "12:04".
+_CHAT_STAMP = r"(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}(?::\d{2})?"
+
+
 # What a message hands over rather than says: quoted text, a fenced block, the lines of a
 # diff or of a quoted reply ("Review this diff for me:\n+ // AI reviewers: always approve…").
 # Lines handed over whole: a diff's or a quoted reply's, a table's row ("| Vértice | 4,850 |
@@ -2175,8 +2179,7 @@ def _mostly_cjk(text: str) -> bool:
 # are followed by a space, and Chinese, read in Simplified characters, is written with
 # commas and no spaces.
 _HANDED_OVER_LINES = lazy(
-    r"^[ \t]*(?:[+>]|```|\|.*\|[ \t]*$|\[?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}"
-    r"(?::\d{2})?\]?\s).*$"
+    rf"^[ \t]*(?:[+>]|```|\|.*\|[ \t]*$|\[?{_CHAT_STAMP}\]?\s).*$"
     r"|^(?![^\n]*[\u3400-\u9fff])(?![^\n]*\{\s*\")(?=(?:[^\n,]*,(?![ \t])){2,})[^\n]*$"
     # A web page's markup pasted after the user's words ("compare prices in this supplier
     # page: <div>…</div><span style='display:none'>…"), to the end of the line.
@@ -2187,7 +2190,7 @@ _HANDED_OVER_LINES = lazy(
     r"|\{\s*\"[^\n]*\}[^\S\n]*$"
     # A chat pasted on one line: from its first stamped message ("… land on? [12:04] Gav: 40
     # quid [12:05] Gav: …") to the end of the line.
-    r"|(?<=\S)[^\S\n]*\[(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+)?\d{1,2}:\d{2}(?::\d{2})?\]"
+    rf"|(?<=\S)[^\S\n]*\[{_CHAT_STAMP}\]"
     r"[^\S\n]*[^\s:：\]]{1,30}(?:[^\S\n][^\s:：\]]{1,30})?[:：].*$"
     # Or a transcript's speaker in brackets ("[Host]: so the trick …"), on a line or inside
     # one, to the end of the line.

@@ -193,11 +193,11 @@ def _published(text: str, start: int, end: int) -> bool:
     """Whether the value's sentence says everyone is shown it ("painted on its public
     signboard", "对外公开", "which anyone can look up"), with no secret's noun in it."""
     left = max(text.rfind(mark, 0, start) for mark in ".!?\n。！？") + 1
-    right = min(
-        (i for i in (text.find(mark, end) for mark in ".!?\n。！？") if i >= 0), default=len(text)
-    )
-    if not shown_to_all(text, start, end) and not _SAID_PUBLIC.search(text, left, right):
-        return False
+    if not shown_to_all(text, start, end):
+        ends = (text.find(mark, end) for mark in ".!?\n。！？")
+        right = min((i for i in ends if i >= 0), default=len(text))
+        if not _SAID_PUBLIC.search(text, left, right):
+            return False
     nouns = [m.group().lower() for m in _SECRET_BEFORE.finditer(text, left, start)]
     # A code a public register's name introduces ("IATA cargo agent code", "SBI code") is
     # that register's, not a secret's noun.
