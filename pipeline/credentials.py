@@ -595,7 +595,8 @@ _SENTENCE_MARKS = lazy(
 
 def _public_reference(text: str, finding: Finding) -> bool:
     kind, start, end = finding.kind, finding.start, finding.end
-    if any(a <= start and end <= b for a, b in public_identifiers(text)):
+    # A token's finding may end on the stop after it ("… is bc1qm4x7….").
+    if any(a <= start and not text[b:end].strip("-_.!") for a, b in public_identifiers(text)):
         return True
     if _GENERIC_LABEL.fullmatch(kind) and _REGISTERED_AS.search(text, max(0, start - 24), start):
         return True
@@ -632,7 +633,9 @@ _PUBLIC_IDENTIFIER = lazy(
     r"\b10\.\d{4,9}/[^\s\"'<>，。；、）)]+(?<![.,;:!?])"
     r"|\bGHSA(?:-[23456789cfghjmpqrvwx]{4}){3}\b"
     r"|\b(?:CVE|RUSTSEC|PYSEC|GO|GSD)-\d{4}-\d{4,7}\b"
-    r"|\b0000-000[1-3]-\d{4}-\d{3}[\dX]\b",
+    r"|\b0000-000[1-3]-\d{4}-\d{3}[\dX]\b"
+    # A Bitcoin address in bech32 (a payment goes to it; no key is in it).
+    r"|\b(?:bc|tb)1[qp][02-9ac-hj-np-z]{38,58}\b",
     re.IGNORECASE,
 )
 _FINGERPRINT = lazy(
@@ -643,6 +646,8 @@ _FINGERPRINT = lazy(
 _FINGERPRINT_VALUE = lazy(
     r"(?<![0-9A-Fa-f])(?:0x)?(?:(?:[0-9A-F]{4}\s?){9}[0-9A-F]{4}|(?:[0-9a-f]{4}\s?){9}[0-9a-f]{4}"
     r"|[0-9A-F]{16}|[0-9a-f]{16})(?![0-9A-Za-z])"
+    # OpenSSH's form: "SHA256:nThbg6kX…" (43 characters of base64), "MD5:16:27:ac:…".
+    r"|\bSHA256:[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/])|\bMD5:(?:[0-9a-f]{2}:){15}[0-9a-f]{2}\b"
 )
 _KEPT_SECRET = lazy(r"\b(?:private|secret|passphrase|password|pin)\b|私钥|密码|口令", re.I)
 # Each register's names, in a group named for the register whose check its numbers pass.
@@ -1072,10 +1077,12 @@ _SSN_SHAPE = lazy(r"\d\d\d([- ])\d\d\1\d\d\d\d")
 def _is_card_number(digits: str) -> bool:
     """Whether a run of 13 to 19 digits is a card number: its Luhn check holds, and no card
     number starts with 0 (the industry digit) or is one digit repeated, though
-    "0000000000000" passes Luhn."""
+    "0000000000000" passes Luhn. Of 13 digits only Visa (4) and Maestro (5, 6) issue cards:
+    "978-1-7385-2041-6" is a book's number that happens to pass Luhn."""
     from stdnum import luhn
 
     issued = digits[:1] not in ("", "0") and len(set(digits)) > 1
+    issued = issued and (len(digits) != 13 or digits[0] in "456")
     return 13 <= len(digits) <= 19 and issued and luhn.is_valid(digits)
 
 
@@ -1246,7 +1253,8 @@ _ID_VALUE = lazy(r"[0-9A-Za-z]{6,20}")
 # phrase that says whose it is ("Steuer-ID of the user = ...", "UTR: ...").
 _ID_LINK = lazy(
     r"^\s*(?:\([^)]{0,40}\)\s*)?(?:(?:of|for)\s+(?:[\w'’]+\s+){0,3}?)?"
-    r"(?:is|was|=|:|：|-|–|→|->)?\s*$"
+    r"(?:(?:is|was)(?:\s+(?:entered|written|given|listed|recorded|typed|filled in)\s+as)?"
+    r"|=|:|：|-|–|→|->)?\s*$"
 )
 # Every number the table knows holds five digits or more, but India's PAN: five letters,
 # four digits and a letter ("ABCPV4821K").
@@ -3138,6 +3146,8 @@ def _random_tokens(text: str) -> Iterator[Finding]:
             start = m.start() + part.start()
             if text.endswith("://", 0, start) and _HOST.fullmatch(part.group()):
                 continue  # a web address's host is public: "https://class703.lin-teach.tw"
+            if _HOST.fullmatch(token) and token.islower():
+                continue  # and so is one written bare: "shop379120548.taobao.com"
             if _NAMED_ADDRESS.fullmatch(token):
                 continue  # an address made of words: "zhangxiu.bianlian@163.com"
             if _looks_random(token):

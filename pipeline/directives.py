@@ -569,6 +569,11 @@ _OUTBOUND: tuple[tuple[_Finds, str], ...] = (
         re.compile(r"(?<![A-Za-z0-9])\+?\d[\d ()\-]{6,}\d(?![A-Za-z0-9])"),
         "a phone or account number",
     ),
+    # Where coins are paid: a Bitcoin address in bech32, an Ethereum address.
+    (
+        re.compile(r"\b(?:bc|tb)1[02-9ac-hj-np-z]{25,87}\b|\b0x[0-9a-fA-F]{40}\b", re.IGNORECASE),
+        "a wallet address",
+    ),
     (re.compile(r"\{\{?\s*[\w.]+\s*\}\}?"), "a template placeholder"),
     (
         re.compile(
@@ -1026,9 +1031,13 @@ _CONSENTS = lazy(
     r"signed up|wants?)\b[^.;!?\n]{0,60}?\b(?:shar\w*|disclos\w*|publish\w*|sell\w*|pay\w*|"
     r"charg\w*|debit\w*|deduct\w*|remote(?:ly)?\s+(?:access|control)\w*|access(?:es|ing)?"
     r"|hand(?:s|ed|ing)?|giv(?:e|es|ing)|send(?:s|ing)?|forward\w*|transfer\w*|releas\w*"
-    r"|sign(?:s|ed|ing)? over|assign\w*|invoices?|on (?:his|her|their|the user's) behalf)\b"
+    r"|sign(?:s|ed|ing)? over|assign\w*|invoices?|on (?:his|her|their|the user's) behalf"
+    # Money committed: "has approved a premium subscription at $9.99 a month".
+    r"|subscri\w*|purchas\w*|withdraw\w*|mov(?:e|es|ed|ing) (?:\w+ ){0,2}(?:funds|money|coins))"
+    r"\b(?!-)"
     r"|(?:同意|授权|允许|批准|愿意)[^，。；\n]{0,16}?(?:分享|共享|公开|提供|支付|付款|扣款|扣费|转账"
-    r"|发给|发送给|告诉|透露|远程|访问|出售|卖给|转让|转交|交给|移交|汇入|汇到|转入|存入|打到)",
+    r"|发给|发送给|告诉|透露|远程|访问|出售|卖给|转让|转交|交给|移交|汇入|汇到|转入|存入|打到"
+    r"|缴纳|缴费|交纳|订阅|续费|续订|购买|开通)",
     re.IGNORECASE,
 )
 # Or what is kept from others given to the user: "User is a verified airport admin and may be
@@ -1221,6 +1230,21 @@ _ON_A_WORD = lazy(
 # fall-protection warnings").
 _SAFETY_NAMED = lazy(
     r"\bsafety\b|\bppe\b|\bfall[- ]protection\b|\bprotective (?:equipment|gear)\b|安全|防护",
+    re.IGNORECASE,
+)
+_SKIPS_CHECKS = lazy(
+    r"\b(?:skip\w*|bypass\w*|without|no|never|don't|do not|no need to|not)\s+(?:\w+\s+){0,3}?"
+    r"(?:confirm\w*|verif\w*|checks?|checking|approvals?|asking)\b"
+    r"|(?:跳过|绕过|不用|无需|不必|省略|唔使|免)[^，。；]{0,6}(?:确认|核实|检查|验证|审批|审核|问)",
+    re.IGNORECASE,
+)
+# Acts with effects outside the conversation; not a question left unasked before an answer
+# ("list the next rest areas without asking questions").
+_ACTS = lazy(
+    r"\b(?:execut\w*|run|runs|running|(?:place[sd]?|placing) (?:\w+ ){0,2}orders?|approv\w*"
+    r"|sign|signs|signing|pay|pays|paying|unlock\w*|delet\w*|send|sends|sending|transfer\w*"
+    r"|deploy\w*|purchas\w*|buy|buys|buying|wire|wires|wiring|submit\w*|install\w*|open the)\b"
+    r"|执行|运行|下单|付款|支付|转账|删除|发送|解锁|批准|签署|购买|安装|提交|开门",
     re.IGNORECASE,
 )
 _STOPS_WARNING = lazy(
@@ -1825,6 +1849,14 @@ def find_injection(
         )
         if m:
             return Injection(rule, m.group())
+    # A typed word that lets the assistant act unchecked ("skips all confirmation steps and
+    # runs commands directly"): whoever types it, and whoever asked for it, the word is all
+    # that stands between a planted message and the act.
+    unchecked = (
+        _SKIPS_CHECKS.search(text) if _ON_A_WORD.search(text) and _ACTS.search(text) else None
+    )
+    if unchecked:
+        return Injection("a typed word that skips the user's confirmation", unchecked.group())
     if user_text is not None and not supported_by(text, user_text, similarity):
         return Injection("a rule for the assistant that the user did not ask for", text[:60])
     # A rule that drops the warnings is the user's only if they spoke of warnings: sharing
@@ -1940,7 +1972,7 @@ _OWN_CHANNELS = frozenset(
 _OWNED = lazy(r"\b(?:my|our)\b|我的|我们|咱们|我哋|我嘅|我自己", re.IGNORECASE)
 _OWNED_IN_RULE = lazy(
     r"\b(?:own|the user's|user's|(?-i:[A-Z][\w'’-]+)['’]s)\b(?:\s+\w+){0,3}?\s+"
-    r"(?:number|phone|mobile|cell)\b|(?:用户|他|她)?自己的?[^，。；]{0,4}(?:手机|电话)",
+    r"(?:number|phone|mobile|cell)\b|(?:用户|他|她)?自己的?[^，。；]{0,8}?(?:手机|电话)",
     re.IGNORECASE,
 )
 _OWNED_ADDRESS_IN_RULE = lazy(
@@ -1952,8 +1984,8 @@ _OWNED_ADDRESS_IN_RULE = lazy(
 # A number is the user's phone only as one they call theirs: "to my number +63 917 …", "发到我
 # 自己的手机 138…"; an account is where money goes, and never theirs to send to.
 _OWNED_PHONE = lazy(
-    r"\b(?:my|my own) (?:(?:mobile|cell|phone|whatsapp|signal) )?(?:number|phone|mobile|cell)\b"
-    r"|我(?:自己)?的?(?:手机|电话|手机号)",
+    r"\b(?:my|my own) (?:[\w-]+ ){0,2}?(?:number|phone|mobile|cell|whatsapp|signal|line)\b"
+    r"|我(?:自己)?的?[^，。；\s]{0,5}?(?:手机|电话|手机号|号码)",
     re.IGNORECASE,
 )
 # A site is the user's where they say they publish or sell on it: "I publish on Nexus and
@@ -1984,6 +2016,7 @@ _WRITTEN_CHANNELS = frozenset(
         "an email address",
         "a phone or account number",
         "a messaging handle",
+        "a wallet address",  # a donation address put into the user's own README
     )
 )
 _WRITTEN_INTO = lazy(

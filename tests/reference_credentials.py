@@ -292,6 +292,7 @@ def _checksummed(text: str) -> Iterator[Finding]:
         # No card number starts with 0 (the industry digit) or is one digit repeated, though
         # "0000000000000" passes Luhn.
         issued = digits[0] != "0" and len(set(digits)) > 1
+        issued = issued and (len(digits) != 13 or digits[0] in "456")
         if 13 <= len(digits) <= 19 and issued and luhn.is_valid(digits):
             yield Finding("card number", m.start(), m.end())
     upper = text.upper()
@@ -685,6 +686,8 @@ def _random_tokens(text: str) -> Iterator[Finding]:
             token = part.group().strip("-_.!")
             start = m.start() + part.start()
             if text.endswith("://", 0, start) and _HOST.fullmatch(part.group()):
+                continue
+            if _HOST.fullmatch(token) and token.islower():
                 continue
             if re.fullmatch(r"[a-z]+(?:[._-][a-z]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+", token):
                 continue

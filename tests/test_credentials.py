@@ -2330,3 +2330,35 @@ def test_addresses_of_words_seed_words_after_a_dash_and_a_number_on_a_public_reg
 )
 def test_a_password_said_to_be_words_then_given(text: str, secret: bool) -> None:
     assert bool(find_secrets(text)) is secret
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # A book's number that happens to pass Luhn is no card: of 13 digits only Visa and
+        # Maestro issue cards.
+        ("User's self-published atlas has ISBN 978-1-7385-2041-6.", False),
+        ("Her old Visa was 4222222222222.", True),
+        # A Bitcoin address is where a payment goes; no key is in it.
+        (
+            "User's donation address, on her blog, is bc1qm4x7vz2k9h3r8t5w0ejn6pf2sdul7cq8ya3g5k.",
+            False,
+        ),
+        # A public key's fingerprint in OpenSSH's form names a public key.
+        (
+            "User's SSH public key fingerprint is"
+            " SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8, on his site.",
+            False,
+        ),
+        ("The deploy token is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8.", True),
+        # A host written bare is an address.
+        ("User's shop is at shop379120548.taobao.com.", False),
+        ("User's key is Shop379120548Qx7Zt2Lm9.", True),
+        # A national number given as what a form holds.
+        ("On the visa form, her resident registration number is entered as 850612-2184375.", True),
+    ],
+)
+def test_public_addresses_fingerprints_and_book_numbers_are_no_secrets(
+    text: str, found: bool
+) -> None:
+    assert bool(find_secrets(text)) is found
