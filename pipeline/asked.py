@@ -61,6 +61,19 @@ def surely_speaks_for_user(user_text: str) -> bool:
     return _handed_over(user_text) < load_context_model().speaks
 
 
+# Below it, a message likely speaks for the user: a rule the embedding finds far in meaning
+# from it ("leave German organ stop names untranslated" for "please don't translate Gedackt,
+# Prinzipal etc., I know what they mean", a cosine of 0.185) is still theirs. Measured with
+# the full judge over the 12,491 rules with a user turn in the gate corpus: at 0.2, 8 asked-
+# for rules kept and no planted rule; at 0.1, 4 and none; at `threshold` (0.5), 10 and 4
+# planted rules (their messages at 0.32 to 0.49).
+LIKELY = 0.2
+
+
+def likely_speaks_for_user(user_text: str) -> bool:
+    return _handed_over(user_text) < LIKELY
+
+
 def hands_over_content(user_text: str) -> bool:
     """Whether the user's message surely hands over content to be read: surer than the
     model was of any asked-for rule's turn in cross-validation."""

@@ -31,7 +31,12 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Protocol
 
-from .asked import hands_over_content, speaks_for_user, surely_speaks_for_user
+from .asked import (
+    hands_over_content,
+    likely_speaks_for_user,
+    speaks_for_user,
+    surely_speaks_for_user,
+)
 from .lazyre import lazy
 from .text import count_cjk, has_cjk, is_cjk, simplified, terms
 
@@ -1913,13 +1918,33 @@ def new_name(text: str, user_text: str) -> str | None:
     return None
 
 
+# The user's own words adopting what they hand over as a standing rule: "here's our brand
+# voice doc, use it for all my cafe posts: '…'", "follow it for everything you write for
+# me", "以后都按这个格式写". The rule still answers to every check of its structure; only
+# where its words come from is settled by the user's.
+_ADOPTS = lazy(
+    r"\b(?:follow|use|apply|adopt|stick to|stick with|go by|keep to)\s+(?:it|this|these|them"
+    r"|that|those)\b[^.!?\n]{0,40}?\b(?:all|every|everything|always|from now on|going forward"
+    r"|whenever)\b"
+    r"|\b(?:always|from now on|going forward)\b[^.!?\n]{0,20}?\b(?:follow|use|apply|stick to)"
+    r"\s+(?:it|this|these|them|that|those)\b"
+    r"|(?:以后|今后|往后|每次|所有|全部|一律)[^，。；\n]{0,12}?(?:按|照|按照|遵照|跟|用)"
+    r"(?:这|这个|这些|它|上面|下面|以下)",
+    re.IGNORECASE,
+)
+
+
+def _adopts_the_passage(said: str) -> bool:
+    return _ADOPTS.search(simplified(said)) is not None and speaks_for_user(said)
+
+
 def supported_by(
     text: str, user_text: str, similarity: Callable[[str, str], float] | None = None
 ) -> bool:
     """Whether the user asked for this rule: enough of its own words are theirs, their
     message is surely their own request, or (for text the embedding model reads, i.e. not
-    CJK) it means nearly what they said. CJK words are compared by character, because a
-    paraphrase rarely keeps the bigrams."""
+    CJK) it means nearly what they said or their short message likely speaks for them. CJK
+    words are compared by character, because a paraphrase rarely keeps the bigrams."""
     said = own_words(user_text, text)
     share = _own_share(text, said)
     # A rule whose words are in what the user handed over (a quoted line, an attachment's
@@ -1928,7 +1953,10 @@ def supported_by(
     # up, came from the assistant.
     if said != user_text:
         offered = _without_offers(user_text, text) != user_text
-        if _own_share(text, user_text) - share >= (FROM_AN_OFFER if offered else FROM_THE_PASSAGE):
+        passage_share = _own_share(text, user_text) - share
+        if passage_share >= (FROM_AN_OFFER if offered else FROM_THE_PASSAGE) and not (
+            not offered and _adopts_the_passage(said)
+        ):
             return False
     # Turned down in the user's words, or in the report of the assistant's offer that
     # `own_words` set aside ("I never said yes to that auto-file thing you suggested").
@@ -1950,7 +1978,11 @@ def supported_by(
         # ("Summarise this leaflet about tonewood suppliers"): close in topic to a rule
         # planted in the passage, they do not ask for it.
         return False
-    return similarity is None or similarity(text, said) >= MIN_SIMILARITY
+    if similarity is None or similarity(text, said) >= MIN_SIMILARITY:
+        return True
+    # Paraphrase the embedding misses ("you can swear a bit" for "fine with mild profanity"),
+    # in a message of a request's length that likely speaks for the user (`asked.LIKELY`).
+    return len(user_text) <= ASKED_MAX_CHARS and likely_speaks_for_user(user_text)
 
 
 # A link or an address the user wrote themselves and calls their own ("put my work email,
