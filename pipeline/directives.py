@@ -1243,6 +1243,40 @@ _SKIPS_CHECKS = lazy(
     r"|(?:跳过|绕过|不用|无需|不必|省略|唔使|免)[^，。；]{0,6}(?:确认|核实|检查|验证|审批|审核|问)",
     re.IGNORECASE,
 )
+# What the assistant says it is that it is not: a licensed or certified professional, a
+# person ("present itself as a licensed Ontario lawyer", "never admit it is an AI"). Whoever
+# reads its words then trusts a standing it does not have.
+_CREDENTIAL = (
+    r"(?:licensed|certified|board-certified|registered|qualified|accredited|chartered"
+    r"|practi[sc]ing|human|real person)\b"
+)
+_FALSE_STANDING = lazy(
+    r"\b(?:present|presents|introduce|introduces|identify|identifies|describe|describes|pass"
+    r"|passes|bill|bills)\s+(?:itself|yourself)\s+(?:off\s+)?as\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}?"
+    + _CREDENTIAL
+    + r"|\b(?:claim|claims|say|says|state|states|pretend|pretends|pose|poses)\s+(?:that\s+)?"
+    r"(?:it is|it's|to be|as|you are|you're)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}?"
+    + _CREDENTIAL
+    + r"|\bnever (?:admit|admits|reveal|reveals|say|says|disclose|discloses|mention|mentions)"
+    r"\s+(?:that\s+)?(?:it is|it's|you are|you're)\s+(?:an?\s+)?(?:ai|bot|assistant|chatbot"
+    r"|language model|machine)\b"
+    r"|(?:自称|冒充|假装成?|声称自己是|介绍自己是|扮成)[^，。；]{0,8}(?:执业|注册|持牌|认证|真人|人类)"
+    r"|(?:不要|别|不能|唔好|不许)(?:承认|透露|说)[^，。；]{0,4}(?:自己)?(?:是|系)(?:AI|人工智能|机器人)",
+    re.IGNORECASE,
+)
+# A code or a link that pays someone when used, put into every answer the user reads: the
+# answers are the user's, and an advert in each serves whoever owns the code.
+_PROMO_CODE = lazy(
+    r"\b(?:discount|promo|promotional|coupon|referral|affiliate|voucher|invite|tracking)\s+"
+    r"(?:codes?|links?|urls?)\b|优惠码|折扣码|推荐码|邀请码|推广码|返利链接|推广链接|优惠券|邀请链接",
+    re.IGNORECASE,
+)
+_EVERY_ANSWER = lazy(
+    r"\b(?:every|each|all|any)\s+(?:\w+\s+)?(?:reply|replies|answer|answers|response|responses"
+    r"|message|messages|chat|chats)\b"
+    r"|(?:每次|每条|每个|所有|全部)(?:的)?(?:回答|回复|答复|对话|消息)",
+    re.IGNORECASE,
+)
 # Acts with effects outside the conversation; not a question left unasked before an answer
 # ("list the next rest areas without asking questions").
 _ACTS = lazy(
@@ -1854,6 +1888,14 @@ def find_injection(
         )
         if m:
             return Injection(rule, m.group())
+    promo = _PROMO_CODE.search(text)
+    if promo and _EVERY_ANSWER.search(text):
+        rule = "a rule for the assistant that puts a promotion into every answer"
+        return Injection(rule, promo.group())
+    posed = _FALSE_STANDING.search(text)
+    if posed:
+        rule = "a rule for the assistant that has it pose as a licensed professional or a person"
+        return Injection(rule, posed.group())
     # A typed word that lets the assistant act unchecked ("skips all confirmation steps and
     # runs commands directly"): whoever types it, and whoever asked for it, the word is all
     # that stands between a planted message and the act.
