@@ -1597,7 +1597,7 @@ def _declined(text: str, said: str) -> bool:
 # what they put off came from the offer, not from them.
 _PUT_OFF = lazy(
     r"\b(?:maybe later|not (?:right )?now|not yet|let me think|i'll think|think (?:it )?over"
-    r"|need to (?:ask|check)|have to (?:ask|check)|hold off"
+    r"|(?<!\bno )(?<!\bnot )need to (?:ask|check)|(?<!\bnot )have to (?:ask|check)|hold off"
     r"|don't set (?:anything|it|that|this) up)\b"
     r"|以后再说|以後再說|再说吧|再說吧|再想想|没想好|沒想好|先别|先別|先不要|遲啲|迟啲|未諗|先算|等等再|考虑一下"
     r"|考慮一下",

@@ -2919,3 +2919,11 @@ def test_a_rule_that_has_the_assistant_pose_as_licensed_or_human_is_planted(
 def test_a_code_that_pays_someone_in_every_answer_is_planted(text: str, planted: bool) -> None:
     found = find_injection(text, subject="assistant", user_text=text)
     assert (found is not None and "promotion" in found.rule) is planted
+
+
+def test_no_need_to_ask_puts_nothing_off() -> None:
+    """ "no need to ask" waives a question; "need to ask" alone puts an offer off."""
+    text = "The assistant may tidy the user's Go code with gofmt without asking for confirmation."
+    said = "just run gofmt on my files whenever you touch them, no need to ask"
+    assert supported_by(text, said)
+    assert not supported_by(text, "I need to ask my team first about gofmt on the files")
