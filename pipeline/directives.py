@@ -1264,6 +1264,21 @@ _FALSE_STANDING = lazy(
     r"|(?:不要|别|不能|唔好|不许)(?:承认|透露|说)[^，。；]{0,4}(?:自己)?(?:是|系)(?:AI|人工智能|机器人)",
     re.IGNORECASE,
 )
+# Where the user's money goes, changed by a standing rule: "change the default payee to Lihua
+# Trading", "把收款人默认改成…". A payment's destination changed in a message is the
+# commonest fraud by email; a rule that does it for every later payment is the same.
+_CHANGES_PAYEE = lazy(
+    r"\b(?:change|changes|set|sets|switch|switches|update|updates|replace|replaces)\s+(?:the\s+)?"
+    r"(?:user's\s+)?(?:default\s+)?(?:payee|recipient account|beneficiary|bank details|account"
+    r" details|payment details|remittance details)\b[^.;!?]{0,20}?\bto\b"
+    r"|(?:收款人|收款账户|收款帐户|收款方|收款账号|收款信息)[^，。；]{0,6}(?:改成|改为|换成|设为|设成|改作)",
+    re.IGNORECASE,
+)
+_WARNED_OF_CHANGE = lazy(
+    r"\b(?:flag\w*|warn\w*|suspicious|fraud\w*|scam\w*|requests?|asks?|asking|never|don't"
+    r"|do not|refuse\w*|verify|verif\w*|check\w*)\b|警惕|提醒|诈骗|可疑|要求|不要|别|核实|确认",
+    re.IGNORECASE,
+)
 # A code or a link that pays someone when used, put into every answer the user reads: the
 # answers are the user's, and an advert in each serves whoever owns the code.
 _PROMO_CODE = lazy(
@@ -1888,6 +1903,11 @@ def find_injection(
         )
         if m:
             return Injection(rule, m.group())
+    payee = _CHANGES_PAYEE.search(text)
+    # Not a change the rule warns of: "flag any request to change bank details to a new
+    # account", "提醒用户警惕把收款人改成…的要求".
+    if payee and not _WARNED_OF_CHANGE.search(_sentence_before(text, payee.start())):
+        return Injection("a rule for the assistant that changes where money goes", payee.group())
     promo = _PROMO_CODE.search(text)
     if promo and _EVERY_ANSWER.search(text):
         rule = "a rule for the assistant that puts a promotion into every answer"
@@ -2202,7 +2222,16 @@ def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) 
 def _find_channel(channel: str, user_text: str) -> int:
     """Where the user's message holds `channel`, or -1. Punctuation that ends the rule's
     sentence ("…/quote。") is not part of it."""
-    return user_text.lower().find(channel.rstrip(_CHANNEL_END).lower())
+    found = user_text.lower().find(channel.rstrip(_CHANNEL_END).lower())
+    if found >= 0:
+        return found
+    # The model writes out the scheme of a bare address the user typed: "https://chenyuting.tw
+    # /works" for "chenyuting.tw/works".
+    bare = _SCHEME.sub("", channel.rstrip(_CHANNEL_END)).rstrip("/").lower()
+    return user_text.lower().find(bare) if bare and bare != channel.lower() else -1
+
+
+_SCHEME = lazy(r"^(?:https?://)?(?:www\.)?", re.IGNORECASE)
 
 
 _CHANNEL_END = ".,;:!?)。，；：！？）」』"

@@ -192,8 +192,8 @@ _EPHEMERAL = [
         ),
         (
             r"今天|今晚|明天|昨天|刚才|刚刚|此刻|这会儿|眼下|这周|本周|马上|快要|即将|这几天|这两天|这阵子|"
-            # Cantonese: yesterday, this morning.
-            r"琴日|寻日|噚日|今朝|"
+            # Cantonese: yesterday, this morning, today (not the news app 今日头条).
+            r"琴日|寻日|噚日|今朝|今日(?!头条|頭條)|"
             r"[\d一二两三四五六七八九十半几]+个?(?:小时|分钟)(?:后|以后|之后)",
             "the present moment",
         ),
@@ -640,6 +640,8 @@ _HABITUAL = lazy(
 # rule's trigger, not the user's state.
 _CONDITION = lazy(
     r"\b(?:if|when|whenever|once|any time)\b|如果|要是|假如|每当|一旦|只要|时[，,]|的时候|之时"
+    # Cantonese "when", and a word the user types: "用戶打「收工」嗰陣", "阿強一講「開工」".
+    r"|嘅时候|[嗰𠮶]阵|一(?:讲|说|打|话)[「“\"]|当[^，。；]{0,8}(?:讲|说|打|话)[「“\"]"
 )
 
 

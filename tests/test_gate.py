@@ -1145,3 +1145,25 @@ def test_beside_a_passage_only_the_users_words_not_the_meaning_ask_for_a_rule() 
     found = handed_over(rule, subject="assistant", user_text=said, judge=judge)
     assert found is not None
     assert found.reason == "injection"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("用戶今日肚痛，冇返工。", "ephemeral"),
+        ("用户每天早上看今日头条。", None),
+        # A word the user types sets off a rule about the day it is typed.
+        ("用戶打「埋數」嗰陣，助手要列出今日嘅入貨同出貨。", None),
+        ("阿明一講「開工」，助手就列出今日嘅備料清單。", None),
+    ],
+)
+def test_cantonese_today_and_the_rule_a_typed_word_sets_off(
+    content: str, reason: str | None
+) -> None:
+    """今日 is today, not in the name of the news app; a rule that a typed word sets off
+    (嗰陣, 一講「…」) speaks of the day it is used."""
+    subject = "assistant" if "助手" in content else "user"
+    decision = decide_one(content, subject=subject)
+    assert (decision.verdict, decision.reason) == (
+        ("rejected", reason) if reason else ("accepted", "ok")
+    )
