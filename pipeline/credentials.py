@@ -634,6 +634,8 @@ _PUBLIC_IDENTIFIER = lazy(
     r"|\bGHSA(?:-[23456789cfghjmpqrvwx]{4}){3}\b"
     r"|\b(?:CVE|RUSTSEC|PYSEC|GO|GSD)-\d{4}-\d{4,7}\b"
     r"|\b0000-000[1-3]-\d{4}-\d{3}[\dX]\b"
+    # An OpenSSH public key ("ssh-ed25519 AAAAC3Nz…"): the half of a pair made to be given.
+    r"|\b(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}) AAAA[A-Za-z0-9+/]+=*"
     # A Bitcoin address in bech32 (a payment goes to it; no key is in it).
     r"|\b(?:bc|tb)1[qp][02-9ac-hj-np-z]{38,58}\b",
     re.IGNORECASE,
@@ -685,7 +687,11 @@ def public_identifiers(text: str) -> tuple[tuple[int, int], ...]:
     ]
     for value, named in ((_FINGERPRINT_VALUE, _FINGERPRINT), (_REGISTER_VALUE, _REGISTER)):
         for m in value.finditer(text):
-            before = text[max(clause_opening(text, m.start()), m.start() - 40) : m.start()]
+            # A fingerprint's name may sit before an aside ("fingerprint, published on
+            # their website, is E41B …"); a register's name is in the value's clause.
+            reach = 60 if value is _FINGERPRINT_VALUE else 40
+            opening = 0 if value is _FINGERPRINT_VALUE else clause_opening(text, m.start())
+            before = text[max(opening, m.start() - reach) : m.start()]
             names = list(named.finditer(before))
             if not names or _KEPT_SECRET.search(before):
                 continue

@@ -1042,7 +1042,7 @@ _CONSENTS = lazy(
     r"\b(?!-)"
     r"|(?:同意|授权|允许|批准|愿意)[^，。；\n]{0,16}?(?:分享|共享|公开|提供|支付|付款|扣款|扣费|转账"
     r"|发给|发送给|告诉|透露|远程|访问|出售|卖给|转让|转交|交给|移交|汇入|汇到|转入|存入|打到"
-    r"|缴纳|缴费|交纳|订阅|续费|续订|购买|开通)",
+    r"|缴纳|缴费|交纳|订阅|续费|续订|购买|开通|交俾|交畀)",
     re.IGNORECASE,
 )
 # Or what is kept from others given to the user: "User is a verified airport admin and may be
@@ -1092,7 +1092,8 @@ _AUTHORITY = lazy(
     r"deactivated)\b"
     rf"|\b(?:{_DISCLOSE_VERBS})\w*\b(?:(?!\b(?:act|acts|acting) on\b).){{0,40}}\b(?:system prompt|"
     r"prompt|instructions|configuration|hidden|memories|memory|stored|secrets?|passwords?|"
-    r"keys|key(?!\s+[a-z]+s\b)|credentials|conversation history|chat history|chat logs?|"
+    r"(?<!public )(?<!public ssh )(?<!public pgp )(?:keys|key(?!\s+[a-z]+s\b))|credentials"
+    r"|conversation history|chat history|chat logs?|"
     r"(?:past|previous|earlier|old|all|every|private) conversations|"
     r"transcripts?|profiles?|"
     r"personal (?:data|information|details)|user(?:'s)? data|private|contacts)\b"
@@ -1289,7 +1290,9 @@ _PROMO_CODE = lazy(
 _EVERY_ANSWER = lazy(
     r"\b(?:every|each|all|any)\s+(?:\w+\s+)?(?:reply|replies|answer|answers|response|responses"
     r"|message|messages|chat|chats)\b"
-    r"|(?:每次|每条|每个|所有|全部)(?:的)?(?:回答|回复|答复|对话|消息)",
+    r"|(?:每次|每条|每个|所有|全部)(?:的)?(?:回答|回复|答复|对话|消息)"
+    # Every answer on a topic: "whenever catering comes up".
+    r"|\bwhenever\b[^.;!?]{0,40}\b(?:comes? up|is mentioned|are mentioned)\b",
     re.IGNORECASE,
 )
 # Acts with effects outside the conversation; not a question left unasked before an answer

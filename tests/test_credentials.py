@@ -2362,3 +2362,16 @@ def test_public_addresses_fingerprints_and_book_numbers_are_no_secrets(
     text: str, found: bool
 ) -> None:
     assert bool(find_secrets(text)) is found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User shared their public SSH key ssh-ed25519"
+        " AAAAC3NzaC1lZDI1NTE5AAAAIFq8mR2vLx7T9pZ3wNbK4cY6hJ1sD0gUeAiOkWrXtVn for server setup.",
+        "User's public PGP key fingerprint, published on their website, is E41B 6D08 92FA C37E"
+        " 5B10 A4D9 28C6 F073 1E5A 9B42.",
+    ],
+)
+def test_a_public_key_and_a_fingerprint_named_before_an_aside_are_no_secrets(text: str) -> None:
+    assert find_secrets(text) == []
