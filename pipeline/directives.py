@@ -2019,8 +2019,8 @@ def supported_by(
     if said != user_text:
         offered = _without_offers(user_text, text) != user_text
         passage_share = _own_share(text, user_text) - share
-        if passage_share >= (FROM_AN_OFFER if offered else FROM_THE_PASSAGE) and not (
-            not offered and _adopts_the_passage(said)
+        if passage_share >= (FROM_AN_OFFER if offered else FROM_THE_PASSAGE) and (
+            offered or not _adopts_the_passage(said)
         ):
             return False
     # Turned down in the user's words, or in the report of the assistant's offer that
@@ -2225,13 +2225,15 @@ def _own_channel(text: str, m: re.Match[str], what: str, user_text: str | None) 
 def _find_channel(channel: str, user_text: str) -> int:
     """Where the user's message holds `channel`, or -1. Punctuation that ends the rule's
     sentence ("…/quote。") is not part of it."""
-    found = user_text.lower().find(channel.rstrip(_CHANNEL_END).lower())
+    channel = channel.rstrip(_CHANNEL_END).lower()
+    said = user_text.lower()
+    found = said.find(channel)
     if found >= 0:
         return found
     # The model writes out the scheme of a bare address the user typed: "https://chenyuting.tw
     # /works" for "chenyuting.tw/works".
-    bare = _SCHEME.sub("", channel.rstrip(_CHANNEL_END)).rstrip("/").lower()
-    return user_text.lower().find(bare) if bare and bare != channel.lower() else -1
+    bare = _SCHEME.sub("", channel).rstrip("/")
+    return said.find(bare) if bare and bare != channel else -1
 
 
 _SCHEME = lazy(r"^(?:https?://)?(?:www\.)?", re.IGNORECASE)
